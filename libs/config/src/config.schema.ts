@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/**
+ * The one typed configuration of every Herald role, read from the environment once at boot.
+ * Each key is the environment variable's name; `.env.example` documents every one.
+ */
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const regionName = z.string().regex(/^[a-z]{2}-[a-z]+-\d$/, 'must look like us-east-1');
+const list = (item: z.ZodType<string>) =>
+  z
+    .string()
+    .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+    .pipe(z.array(item).min(1));
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL with protocol ${protocols.join(' or ')}`);
+/** `plan=value` pairs separated by commas, e.g. `free=10,scale-1m=100`. */
+const planNumbers = z
+  .string()
+  .transform((s, ctx) => {
+    const out: Record<string, number> = {};
+    for (const pair of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [plan, value] = pair.split('=');
+      const n = Number(value);
+      if (!plan || !Number.isInteger(n) || n < 1) {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" is not plan=positive-integer` });
+        return z.NEVER;
+      }
+      out[plan.trim()] = n;
+    }
+    return out;
+  });
+
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    HERALD_REGION: regionName.default('us-east-1'),
+    HERALD_REGIONS: list(regionName).default(['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1']),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+    DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/herald'),
+    DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be a lowercase SQL identifier').default('public'),
+    DATABASE_POOL_SIZE: int(1, 500).default(20),
+    REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+    REDIS_PREFIX: z.string().max(64).default('herald:'),
+    NATS_URL: list(url(['nats:', 'tls:'])).default(['nats://127.0.0.1:4222']),
+    NATS_NAMESPACE: z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be lowercase letters, digits or _').default('herald'),
+    NATS_REPLICAS: int(1, 5).default(1),
+
+    API_HOST: z.string().default('0.0.0.0'),
+    API_PORT: int(0, 65535).default(3000),
+    PUBLIC_API_URL: url(['http:', 'https:']).optional(),
+    OPS_PORT: int(0, 65535).default(9464),
+    API_BODY_LIMIT_BYTES: int(1024, 200 * 1024 * 1024).default(60 * 1024 * 1024),
+
+    MAX_EMAIL_BYTES: int(1024, 200 * 1024 * 1024).default(40 * 1024 * 1024),
+    MAX_RECIPIENTS: int(1, 1000).default(50),
+    MAX_BATCH_SIZE: int(1, 1000).default(100),
+    MAX_SCHEDULE_DAYS: int(1, 365).default(30),
+
+    RATE_LIMIT_DEFAULT: int(1, 1_000_000).default(10),
+    RATE_LIMIT_PLANS: planNumbers.default({}),
+    FREE_DAILY_LIMIT: int(1, 1_000_000_000).default(100),
+    IDEMPOTENCY_TTL_SECONDS: int(60, 7 * 86400).default(86400),
+    API_KEY_CACHE_SECONDS: int(0, 3600).default(30),
+
+    DISPATCH_GRACE_SECONDS: int(1, 3600).default(30),
+    RECONCILE_INTERVAL_MS: int(50, 600_000).default(5000),
+    RECONCILE_BATCH_SIZE: int(1, 10_000).default(500),
+
+    DEV_BOOTSTRAP: bool.default(false),
+  })
+  .refine((c) => c.HERALD_REGIONS.includes(c.HERALD_REGION), {
+    path: ['HERALD_REGION'],
+    message: 'must be one of HERALD_REGIONS',
+  });
+
+export type HeraldConfig = z.infer<typeof configSchema>;

@@ -1,0 +1,32 @@
+import { ConfigError, loadConfig } from './load-config';
+
+describe('loadConfig', () => {
+  it('applies defaults for an empty environment', () => {
+    const c = loadConfig({});
+    expect(c.HERALD_REGION).toBe('us-east-1');
+    expect(c.HERALD_REGIONS).toEqual(['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1']);
+    expect(c.RATE_LIMIT_DEFAULT).toBe(10);
+    expect(c.FREE_DAILY_LIMIT).toBe(100);
+  });
+
+  it('names the variable that is wrong', () => {
+    expect(() => loadConfig({ API_PORT: 'eighty' })).toThrow(/API_PORT/);
+    expect(() => loadConfig({ REDIS_URL: 'http://x' })).toThrow(/REDIS_URL: must be a URL with protocol redis: or rediss: \(got "http:\/\/x"\)/);
+  });
+
+  it('requires the role region to be in the region list', () => {
+    let error: unknown;
+    try {
+      loadConfig({ HERALD_REGION: 'eu-west-1', HERALD_REGIONS: 'us-east-1,sa-east-1' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual(['HERALD_REGION: must be one of HERALD_REGIONS (got "eu-west-1")']);
+  });
+
+  it('parses per-plan rate limits', () => {
+    expect(loadConfig({ RATE_LIMIT_PLANS: 'free=5, scale-1m=200' }).RATE_LIMIT_PLANS).toEqual({ free: 5, 'scale-1m': 200 });
+    expect(() => loadConfig({ RATE_LIMIT_PLANS: 'free=zero' })).toThrow(/RATE_LIMIT_PLANS: "free=zero" is not plan=positive-integer/);
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * Every failure a client can see, by its Resend-compatible error name. Libraries throw
+ * HeraldError with one of these codes; each transport (HTTP, SMTP, JetStream) maps the code
+ * once, in one exhaustive switch.
+ */
+export type HeraldErrorCode =
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'restricted_api_key'
+  | 'validation_error'
+  | 'forbidden_from_domain'
+  | 'missing_required_field'
+  | 'invalid_parameter'
+  | 'invalid_attachment'
+  | 'invalid_from_address'
+  | 'invalid_access'
+  | 'invalid_region'
+  | 'invalid_scheduled_at'
+  | 'invalid_idempotency_key'
+  | 'invalid_idempotent_request'
+  | 'concurrent_idempotent_requests'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'daily_quota_exceeded'
+  | 'monthly_quota_exceeded'
+  | 'rate_limit_exceeded'
+  | 'payload_too_large'
+  | 'service_unavailable'
+  | 'application_error';
+
+export class HeraldError extends Error {
+  constructor(
+    readonly code: HeraldErrorCode,
+    message: string,
+    /** Seconds until the client may retry (rate limits and quotas). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'HeraldError';
+  }
+}
+
+export const isHeraldError = (e: unknown): e is HeraldError => e instanceof HeraldError;

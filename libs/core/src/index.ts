@@ -1,0 +1,3 @@
+export * from './herald-error';
+export * from './time';
+export * from './ids';

@@ -1,0 +1,41 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { HeraldConfig } from '@herald/config';
+import { migrations } from './migrations';
+
+/**
+ * Postgres through TypeORM. The schema changes only through the committed migrations
+ * (`synchronize` is off everywhere); the search path pins every query to DATABASE_SCHEMA so
+ * test runs can isolate themselves in a schema of their own.
+ */
+export function dataSourceOptions(config: HeraldConfig, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: config.DATABASE_URL,
+    schema: config.DATABASE_SCHEMA,
+    entities,
+    migrations,
+    migrationsTableName: 'herald_migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: false,
+    extra: {
+      max: config.DATABASE_POOL_SIZE,
+      options: `-c search_path=${config.DATABASE_SCHEMA}`,
+      application_name: `herald-${config.HERALD_REGION}`,
+      connectionTimeoutMillis: 5000,
+    },
+  };
+}
+
+/** Creates the schema if needed and applies every pending migration. Returns the names applied. */
+export async function runMigrations(config: HeraldConfig): Promise<string[]> {
+  const ds = new DataSource(dataSourceOptions(config));
+  await ds.initialize();
+  try {
+    await ds.query(`CREATE SCHEMA IF NOT EXISTS "${config.DATABASE_SCHEMA}"`);
+    const applied = await ds.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await ds.destroy();
+  }
+}

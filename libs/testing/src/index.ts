@@ -1,0 +1,2 @@
+export * from './test-config';
+export * from './cleanup';
