@@ -7,7 +7,7 @@ import { z } from 'zod';
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const regionName = z.string().regex(/^[a-z]{2}-[a-z]+-\d$/, 'must look like us-east-1');
-const list = (item: z.ZodType<string>) =>
+const list = (item: z.ZodString) =>
   z
     .string()
     .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
@@ -75,6 +75,12 @@ export const configSchema = z
     RECONCILE_BATCH_SIZE: int(1, 10_000).default(500),
 
     DEV_BOOTSTRAP: bool.default(false),
+    /** Fault injection for the crash-safety suites; refused in production. */
+    HERALD_FAILPOINT: z.enum(['none', 'crash-after-commit']).default('none'),
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || c.HERALD_FAILPOINT === 'none', {
+    path: ['HERALD_FAILPOINT'],
+    message: 'must be none in production',
   })
   .refine((c) => c.HERALD_REGIONS.includes(c.HERALD_REGION), {
     path: ['HERALD_REGION'],

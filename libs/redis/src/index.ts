@@ -1,2 +1,3 @@
 export * from './redis.service';
 export * from './redis.module';
+export * from './redis-script';

@@ -1,0 +1,51 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
+import { HeraldConfig } from '@herald/config';
+import { configureHttp } from '@herald/http';
+import { installHttpMetrics, Logger, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
+import { ApiModule } from './api.module';
+
+export interface ApiApp {
+  app: NestFastifyApplication;
+  /** The base URL the API listens on, e.g. http://127.0.0.1:3000 */
+  url: string;
+}
+
+/** Builds, starts and returns the API role. `API_PORT=0` picks a free port (tests). */
+export async function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Promise<ApiApp> {
+  const adapter = new FastifyAdapter({
+    ...requestIdOptions,
+    bodyLimit: config.API_BODY_LIMIT_BYTES,
+    routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
+    trustProxy: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forConfig(config, logging), adapter, {
+    bufferLogs: true,
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  configureHttp(app);
+  installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
+  serveOpenApi(app);
+  await app.listen({ port: config.API_PORT, host: config.API_HOST });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.API_PORT;
+  const host = config.API_HOST === '0.0.0.0' || config.API_HOST === '::' ? '127.0.0.1' : config.API_HOST;
+  return { app, url: `http://${host}:${port}` };
+}
+
+function serveOpenApi(app: NestFastifyApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Herald API')
+      .setDescription('Email delivery API, wire-compatible with Resend. Authenticate with `Authorization: Bearer hr_...`.')
+      .setVersion('1')
+      .addBearerAuth()
+      .build(),
+  );
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  fastify.get('/openapi.json', (_request, reply) => reply.type('application/json').send(document));
+}

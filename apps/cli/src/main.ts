@@ -1,0 +1,75 @@
+import { ConfigError, HeraldConfig, loadConfig } from '@herald/config';
+import { isHeraldError } from '@herald/core';
+import { runMigrations } from '@herald/database';
+import { createKey, createTeam, developmentCredentials } from './accounts.commands';
+import { parseFlags, UsageError } from './args';
+import { ROLES, RoleName, startAll, startRole, Started } from './roles';
+
+const USAGE = `Usage: herald <command>
+  all                                   run every role in this process (migrations applied, dev key printed)
+  api | smtp | worker | webhooks        run one role
+  migrate                               apply pending database migrations
+  team create --name N [--region R] [--plan P] [--rate-limit N]
+  key create --team ID [--permission full_access|sending_access] [--name N]
+  regions                               list the configured regions
+Every command prints JSON. Configuration comes from the environment (see .env.example).`;
+
+const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+async function main(argv: string[]): Promise<void> {
+  const { positional, flags } = parseFlags(argv);
+  const [command, sub] = positional;
+  if (!command || command === 'help' || flags.help) return void process.stdout.write(`${USAGE}\n`);
+  const config = loadConfig(process.env, command === 'all' ? { DEV_BOOTSTRAP: process.env.DEV_BOOTSTRAP ?? 'true' } : {});
+
+  if (command === 'regions') return print({ object: 'list', current: config.HERALD_REGION, data: config.HERALD_REGIONS });
+  if (command === 'migrate') return print({ object: 'migrations', schema: config.DATABASE_SCHEMA, applied: await runMigrations(config) });
+  if (command === 'team' && sub === 'create') return print(await createTeam(config, flags));
+  if (command === 'key' && sub === 'create') return print(await createKey(config, flags));
+  if (command === 'all') return runAll(config);
+  if ((ROLES as readonly string[]).includes(command)) return run([await startRole(command as RoleName, config)]);
+  throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"`);
+}
+
+async function runAll(config: HeraldConfig): Promise<void> {
+  const applied = await runMigrations(config);
+  const started = await startAll(config);
+  const api = started.find((s) => s.role === 'api')!;
+  const credentials = config.DEV_BOOTSTRAP ? await developmentCredentials(config) : null;
+  print({
+    object: 'herald',
+    region: config.HERALD_REGION,
+    api_url: config.PUBLIC_API_URL ?? api.address,
+    roles: Object.fromEntries(started.map((s) => [s.role, s.address])),
+    migrations_applied: applied,
+    ...(credentials && { team_id: credentials.teamId, api_key: credentials.token }),
+    try: credentials && `curl -X POST ${api.address}/emails -H 'Authorization: Bearer ${credentials.token}' -H 'Content-Type: application/json' -d '{"from":"you@example.com","to":"delivered@example.com","subject":"Hello","html":"<p>Hi</p>"}'`,
+  });
+  await run(started);
+}
+
+/** Keeps the roles running until SIGINT/SIGTERM, then closes them (each drains its own work). */
+function run(started: Started[]): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      for (const s of [...started].reverse()) await s.close();
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+main(process.argv.slice(2)).then(
+  () => undefined,
+  (error: unknown) => {
+    if (error instanceof ConfigError) process.stderr.write(`herald: ${error.message}\n`);
+    else if (error instanceof UsageError) process.stderr.write(`herald: ${error.message}\n\n${USAGE}\n`);
+    else if (isHeraldError(error)) process.stderr.write(`${JSON.stringify({ error: error.code, message: error.message })}\n`);
+    else process.stderr.write(`herald: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

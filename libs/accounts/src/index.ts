@@ -1,0 +1,12 @@
+export { AccountsModule } from './accounts.module';
+export { TeamsService } from './teams.service';
+export type { CreateTeamInput } from './teams.service';
+export { ApiKeysService } from './api-keys.service';
+export type { ApiKeyListItem, CreateApiKeyInput } from './api-keys.service';
+export { requireFullAccess } from './principal.types';
+export type { Principal } from './principal.types';
+export { Team } from './team.entity';
+export { API_KEY_PERMISSIONS } from './api-key.entity';
+export type { ApiKeyPermission } from './api-key.entity';
+export { API_KEY_PREFIX, generateApiKey, parseApiKey, verifySecret } from './api-key-format';
+export type { GeneratedApiKey } from './api-key-format';

@@ -1,0 +1,13 @@
+import { Global, Module } from '@nestjs/common';
+import { EventPublisher } from './event-publisher';
+import { NatsService } from './nats.service';
+import { SendPublisher } from './send-publisher';
+import { StreamsService } from './streams.service';
+
+/** The role's NATS connection, its streams and the publishers. Needs ConfigModule. */
+@Global()
+@Module({
+  providers: [NatsService, StreamsService, SendPublisher, EventPublisher],
+  exports: [NatsService, StreamsService, SendPublisher, EventPublisher],
+})
+export class BusModule {}

@@ -1,0 +1,13 @@
+export * from './subjects';
+export * from './nats.service';
+export * from './streams.service';
+export * from './payload.schema';
+export * from './send-publisher';
+export * from './event-publisher';
+export type { JetStreamConsumerOptions } from './jetstream.consumer';
+export { JetStreamContext } from './jetstream.context';
+export { JetStreamExceptionFilter } from './jetstream-exception.filter';
+export type { RetryPolicy, Settlement } from './jetstream.settlement';
+export { settlementForError } from './jetstream.settlement';
+export * from './jetstream.server';
+export * from './bus.module';

@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { jetstream, JetStreamClient, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
+import { CONFIG, HeraldConfig } from '@herald/config';
+
+/** Work that must finish while the connection can still publish (acks of in-flight messages). */
+export type BeforeDrainHook = () => Promise<void>;
+
+/**
+ * The role's one NATS connection. Nest runs the init hooks of one module's providers
+ * concurrently, so everything that needs the connection awaits `connect()` (idempotent) rather
+ * than relying on hook order.
+ */
+@Injectable()
+export class NatsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(NatsService.name);
+  private nc: NatsConnection | null = null;
+  private connecting: Promise<NatsConnection> | null = null;
+  private js: JetStreamClient | null = null;
+  private jsm: Promise<JetStreamManager> | null = null;
+  private connected = false;
+  private draining: Promise<void> | null = null;
+  private readonly beforeDrainHooks: BeforeDrainHook[] = [];
+
+  constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.connect();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.drain();
+  }
+
+  /** Connects once; later calls return the same connection. Fails fast if no server answers at boot. */
+  connect(): Promise<NatsConnection> {
+    this.connecting ??= this.open().catch((error: unknown) => {
+      this.connecting = null;
+      throw error;
+    });
+    return this.connecting;
+  }
+
+  /** The live connection; throws if `connect()` has not completed. */
+  get connection(): NatsConnection {
+    if (!this.nc) throw new Error('NATS is not connected yet (NatsService.connect() has not completed)');
+    return this.nc;
+  }
+
+  jetstream(): JetStreamClient {
+    this.js ??= jetstream(this.connection);
+    return this.js;
+  }
+
+  /** Waits for the connection, so it is safe to call from another provider's init hook. */
+  jetstreamManager(): Promise<JetStreamManager> {
+    this.jsm ??= this.connect()
+      .then((nc) => jetstreamManager(nc))
+      .catch((error: unknown) => {
+        this.jsm = null;
+        throw error;
+      });
+    return this.jsm;
+  }
+
+  /** For readiness probes: false while disconnected, reconnecting, draining or closed. */
+  isReady(): boolean {
+    return this.nc !== null && this.connected && !this.nc.isClosed() && !this.nc.isDraining();
+  }
+
+  /**
+   * Registers work to finish before the connection drains. Consumers sharing this connection
+   * (a JetStreamServer in a hybrid app) use it: Nest destroys providers before it closes
+   * microservices, and a handler still running then could no longer ack its message.
+   */
+  beforeDrain(hook: BeforeDrainHook): void {
+    this.beforeDrainHooks.push(hook);
+  }
+
+  /** Finishes registered work, then lets pending publishes and acks reach the server, then closes. */
+  drain(): Promise<void> {
+    this.draining ??= this.runDrain();
+    return this.draining;
+  }
+
+  private async runDrain(): Promise<void> {
+    await Promise.all(this.beforeDrainHooks.map((hook) => hook()));
+    const nc = this.connecting ? await this.connecting.catch(() => null) : null;
+    if (nc && !nc.isClosed() && !nc.isDraining()) await nc.drain();
+    this.connected = false;
+  }
+
+  private async open(): Promise<NatsConnection> {
+    const nc = await connect({
+      servers: this.config.NATS_URL,
+      name: `herald-${this.config.HERALD_REGION}`,
+      // A broker restart or failover must never leave a role permanently disconnected.
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1000,
+    });
+    this.nc = nc;
+    this.connected = true;
+    void this.watchStatus(nc);
+    return nc;
+  }
+
+  private async watchStatus(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      switch (status.type) {
+        case 'disconnect':
+          this.connected = false;
+          this.logger.warn(`disconnected from ${status.server}`);
+          break;
+        case 'reconnect':
+          this.connected = true;
+          this.logger.log(`reconnected to ${status.server}`);
+          break;
+        case 'error':
+          this.logger.warn(`nats: ${status.error.message}`);
+          break;
+        case 'close':
+          this.connected = false;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { HeraldError, isUuid } from '@herald/core';
+import { NatsService } from './nats.service';
+import { parsePayload } from './payload.schema';
+import { sendSubject } from './subjects';
+
+/** The dispatch of one email to the sender actors of its region. Postgres holds the email itself. */
+export const sendCommandSchema = z.object({
+  emailId: z.string().refine(isUuid, 'must be a UUID'),
+  teamId: z.string().refine(isUuid, 'must be a UUID'),
+  region: z.string().regex(/^[a-z]{2}-[a-z]+-\d$/, 'must look like us-east-1'),
+});
+
+export type SendCommand = z.infer<typeof sendCommandSchema>;
+
+/** The stream's acknowledgement; `duplicate` means the email id was already in the dedupe window. */
+export interface PublishResult {
+  seq: number;
+  duplicate: boolean;
+}
+
+export type PublishManyResult =
+  | ({ command: SendCommand; ok: true } & PublishResult)
+  | { command: SendCommand; ok: false; error: Error };
+
+/** Enough to keep the broker busy without queueing thousands of pending acks at once. */
+const PUBLISH_CONCURRENCY = 256;
+
+/**
+ * Publishes send commands to the send stream of the email's region, which may be another
+ * region's stream. The email id is the Nats-Msg-Id, so a republish by the reconciler within the
+ * duplicate window is stored once.
+ */
+@Injectable()
+export class SendPublisher {
+  constructor(
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly nats: NatsService,
+  ) {}
+
+  async publish(cmd: SendCommand): Promise<PublishResult> {
+    const command = parsePayload(sendCommandSchema, cmd, 'send command');
+    if (!this.config.HERALD_REGIONS.includes(command.region)) {
+      throw new HeraldError('validation_error', `region "${command.region}" is not one of ${this.config.HERALD_REGIONS.join(', ')}`);
+    }
+    const ack = await this.nats
+      .jetstream()
+      .publish(sendSubject(this.config.NATS_NAMESPACE, command.region), JSON.stringify(command), { msgID: command.emailId });
+    return { seq: ack.seq, duplicate: ack.duplicate };
+  }
+
+  /** Publishes concurrently; one result per command, in order. Never throws for a single failure. */
+  async publishMany(cmds: SendCommand[]): Promise<PublishManyResult[]> {
+    const results = new Array<PublishManyResult>(cmds.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < cmds.length) {
+        const i = next++;
+        const command = cmds[i];
+        try {
+          results[i] = { command, ok: true, ...(await this.publish(command)) };
+        } catch (error) {
+          results[i] = { command, ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PUBLISH_CONCURRENCY, cmds.length) }, worker));
+    return results;
+  }
+}

@@ -1,0 +1,121 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import {
+  JetStreamApiError,
+  JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+  StreamConfig,
+  StreamInfo,
+} from '@nats-io/jetstream';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { NatsService } from './nats.service';
+import { eventSubjects, eventsStreamName, sendStreamName, sendSubjects } from './subjects';
+
+const SECOND_NS = 1e9;
+/** Longer than a publish retry takes, so a retried publish is recognised as the same message. */
+const DUPLICATE_WINDOW_NS = 2 * 60 * SECOND_NS;
+/** Events outlive a consumer outage of a few days; Postgres keeps the lasting record. */
+const EVENTS_MAX_AGE_NS = 7 * 24 * 3600 * SECOND_NS;
+
+/** JetStream API code: a stream with that name exists with another configuration. */
+const STREAM_NAME_IN_USE = 10058;
+const STREAM_NOT_FOUND = 10059;
+
+type DesiredStream = Pick<
+  StreamConfig,
+  'name' | 'subjects' | 'retention' | 'storage' | 'num_replicas' | 'duplicate_window' | 'max_age'
+>;
+
+const COMPARED: (keyof DesiredStream)[] = ['retention', 'storage', 'num_replicas', 'duplicate_window', 'max_age'];
+
+/**
+ * Makes the send and events streams of every configured region exist with Herald's settings.
+ * Every region's streams, not only this role's: an API in one region publishes to the streams
+ * of the others. Safe to run from many processes at once: creating an identical stream is a
+ * no-op on the server, and a lost creation race falls back to comparing and updating.
+ */
+@Injectable()
+export class StreamsService implements OnModuleInit {
+  private readonly logger = new Logger(StreamsService.name);
+
+  constructor(
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly nats: NatsService,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.ensureStreams();
+  }
+
+  /** The streams this deployment needs, by region. */
+  desiredStreams(): DesiredStream[] {
+    const ns = this.config.NATS_NAMESPACE;
+    const common = {
+      storage: StorageType.File,
+      num_replicas: this.config.NATS_REPLICAS,
+      duplicate_window: DUPLICATE_WINDOW_NS,
+    };
+    return this.config.HERALD_REGIONS.flatMap((region) => [
+      {
+        ...common,
+        name: sendStreamName(ns, region),
+        subjects: [sendSubjects(ns, region)],
+        // A send command is work: once a worker acks it, it is gone.
+        retention: RetentionPolicy.Workqueue,
+        max_age: 0,
+      },
+      {
+        ...common,
+        name: eventsStreamName(ns, region),
+        subjects: [eventSubjects(ns, region)],
+        // Events are facts read by several independent consumers, so they stay until they age out.
+        retention: RetentionPolicy.Limits,
+        max_age: EVENTS_MAX_AGE_NS,
+      },
+    ]);
+  }
+
+  async ensureStreams(): Promise<void> {
+    const jsm = await this.nats.jetstreamManager();
+    await Promise.all(this.desiredStreams().map((desired) => this.ensureStream(jsm, desired)));
+  }
+
+  private async ensureStream(jsm: JetStreamManager, desired: DesiredStream): Promise<void> {
+    let current = await this.info(jsm, desired.name);
+    if (!current) {
+      try {
+        await jsm.streams.add(desired);
+        this.logger.log(`created stream ${desired.name}`);
+        return;
+      } catch (error) {
+        // Another process created it first, perhaps with settings of an older release.
+        if (!(error instanceof JetStreamApiError && error.code === STREAM_NAME_IN_USE)) throw error;
+        current = await jsm.streams.info(desired.name);
+      }
+    }
+    const changed = differences(current.config, desired);
+    if (!changed.length) return;
+    try {
+      await jsm.streams.update(desired.name, desired);
+      this.logger.log(`updated stream ${desired.name} (${changed.join(', ')})`);
+    } catch (error) {
+      throw new Error(`stream ${desired.name} differs in ${changed.join(', ')} and could not be updated: ${(error as Error).message}`);
+    }
+  }
+
+  private async info(jsm: JetStreamManager, name: string): Promise<StreamInfo | null> {
+    try {
+      return await jsm.streams.info(name);
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return null;
+      throw error;
+    }
+  }
+}
+
+function differences(current: StreamConfig, desired: DesiredStream): string[] {
+  const changed = COMPARED.filter((key) => current[key] !== desired[key]);
+  const subjects = (s: string[] | undefined) => [...(s ?? [])].sort().join(' ');
+  if (subjects(current.subjects) !== subjects(desired.subjects)) changed.push('subjects');
+  return changed;
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { SendPublisher } from '@herald/bus';
+
+interface DueRow {
+  id: string;
+  team_id: string;
+  region: string;
+}
+
+/**
+ * Publishes every email of this role's region whose dispatch is overdue: an immediate email
+ * whose publish was never confirmed (lost publish, broker restart, crash between commit and
+ * publish) and a scheduled email whose time has come. Rows are locked with SKIP LOCKED, so any
+ * number of reconcilers can run side by side without publishing one email twice.
+ */
+@Injectable()
+export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(DispatchReconciler.name);
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly db: DataSource,
+    private readonly publisher: SendPublisher,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(async () => {
+      try {
+        await this.runOnce();
+      } catch (error) {
+        this.logger.warn(`reconcile failed: ${(error as Error).message}`);
+      }
+      this.schedule();
+    }, this.config.RECONCILE_INTERVAL_MS);
+  }
+
+  /** One pass: publishes what is due (up to RECONCILE_BATCH_SIZE per query) and returns how many. */
+  async runOnce(): Promise<number> {
+    if (this.running) return this.running;
+    this.running = this.drain().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const published = await this.publishDueBatch();
+      total += published;
+      if (published < this.config.RECONCILE_BATCH_SIZE || this.stopped) break;
+    }
+    if (total) this.logger.log(`dispatched ${total} overdue email(s) in ${this.config.HERALD_REGION}`);
+    return total;
+  }
+
+  private publishDueBatch(): Promise<number> {
+    return this.db.transaction(async (manager) => {
+      const due: DueRow[] = await manager.query(
+        `SELECT id, team_id, region FROM emails
+         WHERE region = $1 AND dispatched_at IS NULL AND dispatch_at <= now()
+         ORDER BY dispatch_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [this.config.HERALD_REGION, this.config.RECONCILE_BATCH_SIZE],
+      );
+      if (!due.length) return 0;
+      const results = await Promise.allSettled(
+        due.map((row) => this.publisher.publish({ emailId: row.id, teamId: row.team_id, region: row.region })),
+      );
+      const published = due.filter((_, i) => results[i].status === 'fulfilled').map((row) => row.id);
+      if (published.length < due.length) this.logger.warn(`${due.length - published.length} publish(es) failed; retrying next pass`);
+      if (published.length) {
+        await manager.query(`UPDATE emails SET dispatched_at = now() WHERE id = ANY($1::uuid[])`, [published]);
+      }
+      return published.length;
+    });
+  }
+}

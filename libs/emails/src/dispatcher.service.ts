@@ -1,0 +1,67 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { SendCommand, SendPublisher } from '@herald/bus';
+
+const CONFIRM_FLUSH_MS = 100;
+
+/**
+ * Publishes send commands to the JetStream stream of each email's region (Nats-Msg-Id = email
+ * id) and records, off the request's critical path, which publishes the broker acknowledged.
+ * An email whose publish was lost, or whose confirmation never reached Postgres, is found by the
+ * reconciler once it is overdue and published again; JetStream's dedupe window and the worker's
+ * claim in Postgres keep a republish from sending it twice.
+ */
+@Injectable()
+export class Dispatcher implements OnModuleDestroy {
+  private readonly logger = new Logger(Dispatcher.name);
+  private confirmed: string[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly publisher: SendPublisher,
+    private readonly db: DataSource,
+  ) {}
+
+  /** Publishes; never throws: a failed publish is left to the reconciler. Returns how many were acknowledged. */
+  async dispatch(commands: SendCommand[]): Promise<number> {
+    const results = await Promise.allSettled(commands.map((c) => this.publisher.publish(c)));
+    let acknowledged = 0;
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled') {
+        acknowledged++;
+        this.confirm(commands[i].emailId);
+      } else {
+        this.logger.warn(`publish of email ${commands[i].emailId} failed, the reconciler will retry: ${String(result.reason)}`);
+      }
+    });
+    return acknowledged;
+  }
+
+  private confirm(emailId: string): void {
+    this.confirmed.push(emailId);
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = null;
+      this.flushing = this.flushing.then(() => this.flush());
+    }, CONFIRM_FLUSH_MS);
+  }
+
+  private async flush(): Promise<void> {
+    const ids = this.confirmed;
+    this.confirmed = [];
+    if (!ids.length) return;
+    try {
+      await this.db.query(`UPDATE emails SET dispatched_at = now() WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL`, [ids]);
+    } catch (error) {
+      // Not fatal: the reconciler republishes these and JetStream dedupes within its window.
+      this.logger.warn(`could not record ${ids.length} dispatches: ${(error as Error).message}`);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    await this.flushing;
+    await this.flush();
+  }
+}

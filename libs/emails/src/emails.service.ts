@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HeraldError, isUuid } from '@herald/core';
+import { sendLimitsOf } from './send-limits';
+import { EmailRepository } from './email.repository';
+import { presentEmail, presentEmailSummary } from './email.presenter';
+import { SendLimits, validateListQuery, validateUpdateEmailRequest } from './validation';
+import { CONFIG, HeraldConfig } from '@herald/config';
+
+const notFound = () => new HeraldError('not_found', 'Email not found');
+
+/** Reading emails and changing scheduled ones. */
+@Injectable()
+export class EmailsService {
+  private readonly limits: SendLimits;
+
+  constructor(
+    private readonly emails: EmailRepository,
+    @Inject(CONFIG) config: HeraldConfig,
+  ) {
+    this.limits = sendLimitsOf(config);
+  }
+
+  async get(teamId: string, id: string) {
+    assertId(id);
+    const email = await this.emails.get(teamId, id);
+    if (!email) throw notFound();
+    return presentEmail(email);
+  }
+
+  async list(teamId: string, query: unknown) {
+    const page = validateListQuery(query);
+    if (!page.ok) throw page.error;
+    const result = await this.emails.list(teamId, page.value);
+    return { object: 'list' as const, has_more: result.hasMore, data: result.items.map(presentEmailSummary) };
+  }
+
+  async reschedule(teamId: string, id: string, body: unknown) {
+    assertId(id);
+    const update = validateUpdateEmailRequest(body, this.limits);
+    if (!update.ok) throw update.error;
+    if (!(await this.emails.reschedule(teamId, id, update.value.scheduledAt))) throw await this.notScheduled(teamId, id, 'updated');
+    return { object: 'email' as const, id };
+  }
+
+  async cancel(teamId: string, id: string) {
+    assertId(id);
+    if (!(await this.emails.cancel(teamId, id))) throw await this.notScheduled(teamId, id, 'canceled');
+    return { object: 'email' as const, id };
+  }
+
+  private async notScheduled(teamId: string, id: string, verb: string): Promise<HeraldError> {
+    if (!(await this.emails.exists(teamId, id))) return notFound();
+    return new HeraldError('validation_error', `Only a scheduled email that has not been sent yet can be ${verb}.`);
+  }
+}
+
+function assertId(id: string): void {
+  if (!isUuid(id)) throw new HeraldError('invalid_parameter', 'The `id` must be a valid UUID.');
+}

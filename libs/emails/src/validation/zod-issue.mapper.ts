@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { HeraldError, type HeraldErrorCode } from '@herald/core';
+import { accept, reject, type Validated } from './validation.types';
+
+/*
+ * Zod finds the problems; Resend decides how they read. Every schema sets its own Resend-style
+ * message, and custom issues carry the Resend error name in `params`, because one request can
+ * fail as `invalid_from_address`, `invalid_attachment` or `validation_error`. Only the first
+ * issue is reported, as Resend reports one problem per response.
+ */
+
+/** Records a problem from inside a zod transform; `return fail(...)` ends the transform. */
+export function fail(ctx: z.RefinementCtx, message: string, code: HeraldErrorCode = 'validation_error'): never {
+  ctx.addIssue({ code: 'custom', message, params: { heraldCode: code } });
+  return z.NEVER;
+}
+
+/** Unwraps a sub-validation inside a transform, forwarding its failure unchanged. */
+export function relay<T>(ctx: z.RefinementCtx, result: Validated<T>): T {
+  return result.ok ? result.value : fail(ctx, result.error.message, result.error.code);
+}
+
+export function fromZod<T>(result: z.ZodSafeParseResult<T>): Validated<T> {
+  if (result.success) return accept(result.data);
+  const issue = result.error.issues[0];
+  const code: unknown = issue?.code === 'custom' ? issue.params?.['heraldCode'] : undefined;
+  // Only `fail` sets heraldCode, always with a HeraldErrorCode.
+  const name = typeof code === 'string' ? (code as HeraldErrorCode) : 'validation_error';
+  return reject(new HeraldError(name, issue?.message ?? 'The request body is invalid.'));
+}
+
+/** `['attachments', 0, 'content']` → `attachments[0].content`, the way clients spell the field. */
+export function fieldName(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
+    .join('');
+}
+
+export const mustBe = (field: string, what: string): string => `The \`${field}\` field must be ${what}.`;
+
+/** Resend's wording for any address that does not parse, with the field name adapted. */
+export const invalidAddress = (field: string): string =>
+  `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` or ` +
+  '`Name <email@example.com>` format.';
+
+/** A zod error option that names the field by its path, for type mismatches and absences. */
+export const typeError =
+  (what: string) =>
+  (issue: { path?: PropertyKey[]; input?: unknown }): string => {
+    const field = fieldName(issue.path ?? []);
+    return isAbsent(issue.input) ? `The \`${field}\` field is required.` : mustBe(field, what);
+  };
+
+/** JSON `null` means "not given" everywhere: hand-built payloads often carry null for unset options. */
+export const isAbsent = (value: unknown): value is null | undefined => value === undefined || value === null;
+
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);

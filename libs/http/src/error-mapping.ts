@@ -1,0 +1,54 @@
+import { HeraldErrorCode } from '@herald/core';
+
+export interface HttpError {
+  statusCode: number;
+  /** The `name` of Resend's error body. */
+  name: string;
+}
+
+/** The one place a domain error code becomes an HTTP status and a Resend error name. */
+export function httpErrorFor(code: HeraldErrorCode): HttpError {
+  switch (code) {
+    case 'missing_api_key':
+      return { statusCode: 401, name: code };
+    case 'restricted_api_key':
+      return { statusCode: 401, name: code };
+    case 'invalid_api_key':
+      return { statusCode: 403, name: code };
+    case 'forbidden_from_domain':
+      return { statusCode: 403, name: 'validation_error' };
+    case 'validation_error':
+    case 'invalid_scheduled_at':
+      return { statusCode: 422, name: 'validation_error' };
+    case 'missing_required_field':
+    case 'invalid_parameter':
+    case 'invalid_attachment':
+    case 'invalid_from_address':
+    case 'invalid_access':
+    case 'invalid_region':
+      return { statusCode: 422, name: code };
+    case 'invalid_idempotency_key':
+      return { statusCode: 400, name: code };
+    case 'invalid_idempotent_request':
+    case 'concurrent_idempotent_requests':
+      return { statusCode: 409, name: code };
+    case 'not_found':
+      return { statusCode: 404, name: code };
+    case 'method_not_allowed':
+      return { statusCode: 405, name: code };
+    case 'payload_too_large':
+      return { statusCode: 413, name: 'validation_error' };
+    case 'daily_quota_exceeded':
+    case 'monthly_quota_exceeded':
+    case 'rate_limit_exceeded':
+      return { statusCode: 429, name: code };
+    case 'service_unavailable':
+      return { statusCode: 503, name: code };
+    case 'application_error':
+      return { statusCode: 500, name: code };
+    default: {
+      const unreachable: never = code;
+      return unreachable;
+    }
+  }
+}

@@ -1,0 +1,3 @@
+export * from './error-mapping';
+export * from './herald-exception.filter';
+export * from './configure-http';

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyRecords } from './idempotency-records.repository';
+import { IdempotencyService } from './idempotency.service';
+
+/**
+ * The idempotency registry. Relies on the app importing the global ConfigModule and RedisModule
+ * and DatabaseModule (which provides TypeORM's DataSource).
+ */
+@Module({
+  providers: [IdempotencyRecords, IdempotencyService],
+  exports: [IdempotencyService, IdempotencyRecords],
+})
+export class IdempotencyModule {}

@@ -1,0 +1,162 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { HeraldError } from '@herald/core';
+import { RedisService } from '@herald/redis';
+import { IdempotencyRecord, IdempotencyRecords } from './idempotency-records.repository';
+import { Begin, IdempotencyScope, Lease, Replay } from './idempotency.types';
+import { RegistryEntry, decodeEntry, encodeDone, encodeInFlight } from './registry-entry.codec';
+import { claimScript, releaseScript, swapScript } from './registry.scripts';
+
+/**
+ * How long a key stays claimed by a request that neither completes nor abandons it (a crashed
+ * process). Long enough for any send to commit; the Postgres primary key still guards a request
+ * slower than this (see README).
+ */
+export const IN_FLIGHT_TTL_MS = 60_000;
+
+const DIFFERENT_PAYLOAD = 'Same idempotency key used with a different request payload. Please use a new key.';
+const IN_PROGRESS = 'Another request with the same idempotency key is currently in progress. Please retry later.';
+
+/**
+ * The idempotency registry: one logical Redis shared by every region (the fast path and the
+ * lock), backed by `idempotency_records` in Postgres (the durable truth). The full flow and the
+ * reasoning behind it are in libs/idempotency/README.md.
+ */
+@Injectable()
+export class IdempotencyService {
+  private readonly logger = new Logger(IdempotencyService.name);
+  private readonly ttlMs: number;
+
+  constructor(
+    private readonly redis: RedisService,
+    private readonly records: IdempotencyRecords,
+    @Inject(CONFIG) config: HeraldConfig,
+  ) {
+    this.ttlMs = config.IDEMPOTENCY_TTL_SECONDS * 1000;
+  }
+
+  /**
+   * Claims the key for this request, or answers from the registry: a replay of the first
+   * response, or a 409 (different payload; first request still in flight).
+   *
+   * Postgres is read only when the claim succeeded, i.e. Redis had nothing for the key (never
+   * used, expired, or Redis lost it). Then we hold the key, so consulting Postgres is race-free
+   * with respect to every other begin(); a committed record there is replayed and written back
+   * to Redis. When Redis does have an entry it is trusted: a final record is a copy of a
+   * committed Postgres row, and a marker means a request is in flight.
+   */
+  async begin(scope: IdempotencyScope, requestHash: string): Promise<Begin> {
+    const lease: Lease = { scope, requestHash, token: randomUUID() };
+    const existing = await claimScript.run(this.redis, [this.redisKey(scope)], [
+      encodeInFlight(requestHash, lease.token),
+      IN_FLIGHT_TTL_MS,
+    ]);
+    if (existing !== null) return answer(decodeEntry(String(existing)), requestHash);
+
+    let record: IdempotencyRecord | null;
+    try {
+      record = await this.records.find(scope.teamId, scope.endpoint, scope.key);
+    } catch (error) {
+      await this.abandon(lease);
+      throw error;
+    }
+    if (!record) return { kind: 'proceed', lease };
+    return this.replayRecord(lease, record);
+  }
+
+  /**
+   * The request committed its record (and emails) in Postgres: replace the marker with the
+   * final record for the rest of the retention window. Returns false when the lease no longer
+   * owns the key (its marker expired) or Redis failed; neither is an error for the caller, whose
+   * work is committed and whose record in Postgres now answers for the key.
+   */
+  async complete(lease: Lease, statusCode: number, body: unknown): Promise<boolean> {
+    return this.swap(lease, encodeDone(lease.requestHash, statusCode, body), this.ttlMs);
+  }
+
+  /**
+   * The request failed before committing anything: free the key so a retry can proceed. Errors
+   * are not cached (a 422 for a bad field or a 429 for quota does not occupy the key), because
+   * they have no side effects and the client is expected to fix the request and retry with the
+   * same key. Never throws: a marker we cannot delete expires on its own.
+   */
+  async abandon(lease: Lease): Promise<boolean> {
+    try {
+      return (await releaseScript.run(this.redis, [this.redisKey(lease.scope)], [this.marker(lease)])) === 1;
+    } catch (error) {
+      this.logger.warn(`could not release idempotency key: ${(error as Error).message}`);
+      return false;
+    }
+  }
+
+  /**
+   * For the send path after `isIdempotencyConflict`: another request committed this key first
+   * (possible only when Redis lost the key, or our marker expired mid-request). Replays that
+   * request's response, or throws 409 if its payload differed, and writes its record back to
+   * Redis so later retries take the fast path.
+   */
+  async replayCommitted(lease: Lease): Promise<Replay> {
+    let record: IdempotencyRecord | null;
+    try {
+      record = await this.records.find(lease.scope.teamId, lease.scope.endpoint, lease.scope.key);
+    } catch (error) {
+      await this.abandon(lease);
+      throw error;
+    }
+    if (record) return this.replayRecord(lease, record);
+    // The conflicting record expired in between: nothing to replay, and the key is free again.
+    await this.abandon(lease);
+    throw new HeraldError('concurrent_idempotent_requests', IN_PROGRESS);
+  }
+
+  /** Re-warms Redis with a committed record (for its remaining life) and answers from it. */
+  private async replayRecord(lease: Lease, record: IdempotencyRecord): Promise<Replay> {
+    const entry: RegistryEntry = {
+      state: 'done',
+      requestHash: record.requestHash,
+      statusCode: record.statusCode,
+      body: record.response,
+    };
+    // The app clock only sets how long the cache copy lives; Postgres judges expiry itself.
+    const remainingMs = record.createdAt.getTime() + this.ttlMs - Date.now();
+    const value = encodeDone(entry.requestHash, entry.statusCode, entry.body);
+    if (remainingMs > 0) await this.swap(lease, value, remainingMs);
+    else await this.abandon(lease);
+    return answer(entry, lease.requestHash);
+  }
+
+  private async swap(lease: Lease, value: string, ttlMs: number): Promise<boolean> {
+    try {
+      const replaced = await swapScript.run(this.redis, [this.redisKey(lease.scope)], [
+        this.marker(lease),
+        value,
+        Math.max(1, Math.ceil(ttlMs)),
+      ]);
+      return replaced === 1;
+    } catch (error) {
+      this.logger.warn(`could not record idempotent response in Redis: ${(error as Error).message}`);
+      return false;
+    }
+  }
+
+  private marker(lease: Lease): string {
+    return encodeInFlight(lease.requestHash, lease.token);
+  }
+
+  /**
+   * The key is hashed: it is up to 256 arbitrary characters (including `:`), and a fixed-length
+   * digest keeps Redis keys short and unambiguous. The team and endpoint stay readable.
+   */
+  private redisKey(scope: IdempotencyScope): string {
+    const digest = createHash('sha256').update(scope.key).digest('base64url');
+    return this.redis.key('idempotency', scope.teamId, scope.endpoint, digest);
+  }
+}
+
+/** What a request gets when the key is already taken (in Redis or in Postgres). */
+function answer(entry: RegistryEntry, requestHash: string): Replay {
+  if (entry.requestHash !== requestHash) throw new HeraldError('invalid_idempotent_request', DIFFERENT_PAYLOAD);
+  if (entry.state === 'in_flight') throw new HeraldError('concurrent_idempotent_requests', IN_PROGRESS);
+  return { kind: 'replay', statusCode: entry.statusCode, body: entry.body };
+}

@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { QuotaService } from './quota.service';
+import { RateLimiter } from './rate-limiter.service';
+
+/** Rate limits and email quotas. Needs the global ConfigModule and RedisModule from the app. */
+@Module({ providers: [RateLimiter, QuotaService], exports: [RateLimiter, QuotaService] })
+export class LimitsModule {}

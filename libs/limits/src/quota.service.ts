@@ -1,0 +1,176 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RedisScript, RedisService, integerReply } from '@herald/redis';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { HeraldError } from '@herald/core';
+import { Plan, PlanId, planById } from './plans';
+import { secondsUntil, utcDay, utcMonth, UtcPeriod } from './utc-period';
+
+export interface QuotaCounter<L extends number | null> {
+  used: number;
+  limit: L;
+  resetsAt: Date;
+}
+
+/** A team's email counts (one per recipient) in the current UTC day and month. */
+export interface QuotaUsage {
+  /** Counted on every plan (for usage reports); `limit` is null when the plan has no daily cap. */
+  daily: QuotaCounter<number | null>;
+  monthly: QuotaCounter<number>;
+}
+
+/** A granted reservation: the counts after it, and what `release` needs to refund it. */
+export interface QuotaState extends QuotaUsage {
+  count: number;
+  reservedAt: Date;
+}
+
+/**
+ * Counters outlive their period by this much so that a process whose clock lags the others a
+ * little, or a refund of a reservation made just before midnight, still finds its counter.
+ */
+const KEY_MARGIN_SECONDS = 3600;
+
+/**
+ * KEYS[1] day counter, KEYS[2] month counter; ARGV[1] count, ARGV[2] daily limit (-1: none),
+ * ARGV[3] monthly limit, ARGV[4] day key TTL, ARGV[5] month key TTL.
+ * Returns { verdict (0 granted, 1 daily exceeded, 2 monthly exceeded), daily used, monthly used }.
+ * The monthly verdict wins when both are exceeded: retrying tomorrow would not help.
+ * TTLs are relative (EXPIRE, not EXPIREAT) so that they do not depend on the Redis clock agreeing
+ * with the caller's, which chose the period.
+ */
+const RESERVE = new RedisScript(`
+local count = tonumber(ARGV[1])
+local dailyLimit = tonumber(ARGV[2])
+local monthlyLimit = tonumber(ARGV[3])
+local daily = tonumber(redis.call('GET', KEYS[1]) or '0')
+local monthly = tonumber(redis.call('GET', KEYS[2]) or '0')
+if monthly + count > monthlyLimit then return { 2, daily, monthly } end
+if dailyLimit >= 0 and daily + count > dailyLimit then return { 1, daily, monthly } end
+daily = redis.call('INCRBY', KEYS[1], count)
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+monthly = redis.call('INCRBY', KEYS[2], count)
+redis.call('EXPIRE', KEYS[2], ARGV[5])
+return { 0, daily, monthly }
+`);
+
+/**
+ * Refunds only counters that still exist (a period that has expired no longer limits anyone) and
+ * never goes below zero; KEEPTTL keeps the counter expiring with its period.
+ */
+const RELEASE = new RedisScript(`
+local count = tonumber(ARGV[1])
+for i = 1, 2 do
+  local used = redis.call('GET', KEYS[i])
+  if used then
+    local left = tonumber(used) - count
+    if left < 0 then left = 0 end
+    redis.call('SET', KEYS[i], left, 'KEEPTTL')
+  end
+end
+return 0
+`);
+
+/**
+ * Daily and monthly email quotas, counted per recipient in Redis and shared by every region.
+ *
+ * `reserve` is check-and-increment in one Lua script, so concurrent sends from any number of
+ * processes never take a team past its cap, and a reservation that does not fit entirely is
+ * refused without counting anything. Refusal is thrown as a HeraldError
+ * (`daily_quota_exceeded` / `monthly_quota_exceeded`, with retryAfterSeconds until the UTC day or
+ * month resets) because the send cannot go on; every transport already maps those codes.
+ *
+ * The period is chosen by the caller's clock (`now`): the counter keys must be named before the
+ * script runs (Redis Cluster routes by declared keys), and a refund must hit the period the
+ * reservation was made in, which `reservedAt` records.
+ */
+@Injectable()
+export class QuotaService {
+  constructor(
+    private readonly redis: RedisService,
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+  ) {}
+
+  async reserve(teamId: string, plan: PlanId, count: number, now: Date = new Date()): Promise<QuotaState> {
+    assertCount(count);
+    const limits = this.plan(plan);
+    const day = utcDay(now);
+    const month = utcMonth(now);
+    const reply = await RESERVE.run(this.redis, this.keys(teamId, day, month), [
+      count,
+      limits.dailyEmails ?? -1,
+      limits.monthlyEmails,
+      secondsUntil(day.end, now) + KEY_MARGIN_SECONDS,
+      secondsUntil(month.end, now) + KEY_MARGIN_SECONDS,
+    ]);
+    const [verdict, dailyUsed, monthlyUsed] = integerReply(reply, 3);
+    if (verdict === 2) {
+      throw new HeraldError(
+        'monthly_quota_exceeded',
+        `You have reached your monthly email sending quota of ${limits.monthlyEmails} emails ` +
+          `(${monthlyUsed} used, this request needs ${count}). ` +
+          'Upgrade your plan or wait until the quota resets on the first day of next month (UTC).',
+        secondsUntil(month.end, now),
+      );
+    }
+    if (verdict === 1) {
+      throw new HeraldError(
+        'daily_quota_exceeded',
+        `You have reached your daily email sending quota of ${limits.dailyEmails} emails ` +
+          `(${dailyUsed} used, this request needs ${count}). ` +
+          'Upgrade your plan to remove the daily quota or wait until it resets at 00:00 UTC.',
+        secondsUntil(day.end, now),
+      );
+    }
+    return {
+      ...this.describe(limits, day, month, dailyUsed, monthlyUsed),
+      count,
+      reservedAt: now,
+    };
+  }
+
+  /**
+   * Gives back a reservation whose send failed, in the day and month it was made in. Call it once
+   * per reservation: counters are plain numbers and cannot tell a repeated refund apart. A count
+   * of 0 (nothing was reserved) is a no-op, so callers need not special-case it.
+   */
+  async release(teamId: string, count: number, reservedAt: Date): Promise<void> {
+    if (count === 0) return;
+    assertCount(count);
+    await RELEASE.run(this.redis, this.keys(teamId, utcDay(reservedAt), utcMonth(reservedAt)), [count]);
+  }
+
+  async usage(teamId: string, plan: PlanId, now: Date = new Date()): Promise<QuotaUsage> {
+    const day = utcDay(now);
+    const month = utcMonth(now);
+    const [daily, monthly] = await this.redis.client.mGet(this.keys(teamId, day, month));
+    return this.describe(this.plan(plan), day, month, Number(daily ?? 0), Number(monthly ?? 0));
+  }
+
+  private plan(id: PlanId): Plan {
+    const plan = planById(id, this.config);
+    if (!plan) throw new RangeError(`unknown plan "${id}"`);
+    return plan;
+  }
+
+  /**
+   * The team id is a hash tag (`{...}`) so both counters live in one Redis Cluster slot, which a
+   * script touching both requires.
+   */
+  private keys(teamId: string, day: UtcPeriod, month: UtcPeriod): [string, string] {
+    return [
+      this.redis.key('quota', `{${teamId}}`, 'day', day.label),
+      this.redis.key('quota', `{${teamId}}`, 'month', month.label),
+    ];
+  }
+
+  private describe(plan: Plan, day: UtcPeriod, month: UtcPeriod, dailyUsed: number, monthlyUsed: number): QuotaUsage {
+    return {
+      daily: { used: dailyUsed, limit: plan.dailyEmails, resetsAt: day.end },
+      monthly: { used: monthlyUsed, limit: plan.monthlyEmails, resetsAt: month.end },
+    };
+  }
+}
+
+function assertCount(count: number): void {
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`recipient count must be a positive integer, got ${count}`);
+}

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { RedisScript, RedisService, integerReply } from '@herald/redis';
+import { HeraldError } from '@herald/core';
+
+/** What the transports need for `ratelimit-*` and `retry-after` headers. */
+export interface RateLimitState {
+  allowed: boolean;
+  /** Requests per second. */
+  limit: number;
+  /** Requests that would still be allowed right now. */
+  remaining: number;
+  /**
+   * Whole seconds (at least 1) until capacity returns: when denied, until the next request is
+   * allowed; when allowed, until the full burst of `limit` is available again.
+   */
+  resetSeconds: number;
+}
+
+const PERIOD_MICROS = 1_000_000;
+
+/**
+ * GCRA (the generic cell rate algorithm, a token bucket kept as a single timestamp).
+ *
+ * The key holds the team's "theoretical arrival time" (TAT) in microseconds. Each request moves
+ * it forward by one emission interval (period / limit); a request is allowed when the new TAT is
+ * at most one period ahead of now, so a full burst of `limit` is allowed at once and then one
+ * request every interval. Unlike a fixed window there is no doubled burst at a window edge: no
+ * instant ever admits more than `limit`, and the long-run rate is exactly `limit` per second.
+ * A denied request writes nothing, so it does not consume capacity.
+ *
+ * Time is the Redis server's (TIME), not the caller's: API processes in several regions share
+ * this one Redis and their clocks differ. Redis 5+ replicates scripts by effects, so reading
+ * TIME before a write is allowed. The TAT is written with `%.3f` because Lua's default number
+ * formatting (%.14g) would round a microsecond timestamp. One microsecond of slack absorbs the
+ * rounding of period / limit in doubles, so a same-instant burst of exactly `limit` is allowed.
+ *
+ * KEYS[1] TAT key; ARGV[1] limit; ARGV[2] period in microseconds.
+ * Returns { allowed (0|1), remaining, resetMicros }.
+ */
+const GCRA = new RedisScript(`
+local limit = tonumber(ARGV[1])
+local period = tonumber(ARGV[2])
+local interval = period / limit
+local slack = 1
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+local newTat = tat + interval
+if newTat - now > period + slack then
+  return { 0, 0, math.ceil(newTat - period - now) }
+end
+redis.call('SET', KEYS[1], string.format('%.3f', newTat), 'PX', math.ceil((newTat - now) / 1000))
+local remaining = math.floor((period + slack - (newTat - now)) / interval)
+if remaining < 0 then remaining = 0 end
+return { 1, remaining, math.ceil(newTat - now) }
+`);
+
+@Injectable()
+export class RateLimiter {
+  constructor(private readonly redis: RedisService) {}
+
+  /** Counts one request of the team against `limit` requests per second, in one round trip. */
+  async consume(teamId: string, limit: number): Promise<RateLimitState> {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`rate limit must be a positive integer, got ${limit}`);
+    const reply = await GCRA.run(this.redis, [this.redis.key('ratelimit', teamId)], [limit, PERIOD_MICROS]);
+    const [allowed, remaining, resetMicros] = integerReply(reply, 3);
+    return {
+      allowed: allowed === 1,
+      limit,
+      remaining: Math.min(remaining, limit),
+      resetSeconds: Math.max(1, Math.ceil(resetMicros / PERIOD_MICROS)),
+    };
+  }
+}
+
+/** The Resend-style error a transport raises for a denied request. */
+export function rateLimitError(state: RateLimitState): HeraldError {
+  return new HeraldError(
+    'rate_limit_exceeded',
+    `Too many requests. You can only make ${state.limit} requests per second. ` +
+      'See rate limit response headers for more information. Or contact support to increase rate limit.',
+    state.resetSeconds,
+  );
+}

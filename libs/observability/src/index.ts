@@ -1,0 +1,15 @@
+export { Logger, PinoLogger, InjectPinoLogger } from 'nestjs-pino';
+export { ObservabilityModule } from './observability.module';
+export { LoggingModule } from './logging.module';
+export type { LoggingOptions } from './logging.module';
+export { REQUEST_ID_HEADER, requestIdOptions } from './logging.options';
+export { MetricsModule } from './metrics.module';
+export { METRICS_REGISTRY } from './metrics.registry';
+export { MetricsService } from './metrics.service';
+export { HTTP_DURATION_METRIC, installHttpMetrics } from './http-metrics.hook';
+export { HealthModule } from './health.module';
+export { HealthRegistry } from './health.registry';
+export type { CheckState, HealthCheck, HealthCheckOptions, ReadinessReport } from './health.registry';
+export { ObservabilityHttpModule } from './observability-http.module';
+export { OpsServer } from './ops.server';
+export { OpsServerModule } from './ops-server.module';

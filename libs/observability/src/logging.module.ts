@@ -1,0 +1,37 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule, Params } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { createRoleLogger, httpLoggingOptions } from './logging.options';
+
+export interface LoggingOptions {
+  /** Where the JSON lines go instead of stdout; tests pass a stream they can read back. */
+  destination?: DestinationStream;
+}
+
+/**
+ * nestjs-pino for one role. In an HTTP application its middleware logs each request; in an
+ * application context (no HTTP) Nest never installs middleware, and the same logger serves the
+ * role's own log lines. Wire it with `app.useLogger(app.get(Logger))`.
+ *
+ * nestjs-pino keeps its out-of-request logger in a module-level variable, set by the first
+ * application built in the process: a second application in the same process (`herald all`, a
+ * spec file with two apps) writes its non-request lines with the first one's role, level and
+ * destination. Request lines always use their own application's logger.
+ */
+@Module({})
+export class LoggingModule {
+  static forRole(role: string, options: LoggingOptions = {}): DynamicModule {
+    return {
+      module: LoggingModule,
+      imports: [
+        LoggerModule.forRootAsync({
+          inject: [CONFIG],
+          useFactory: (config: HeraldConfig): Params => ({
+            pinoHttp: httpLoggingOptions(createRoleLogger(role, config, options.destination)),
+          }),
+        }),
+      ],
+    };
+  }
+}

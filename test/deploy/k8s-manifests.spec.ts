@@ -1,0 +1,221 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { load, loadAll } from 'js-yaml';
+import { configSchema, loadConfig } from '@herald/config';
+
+/**
+ * The Kubernetes manifests in k8s/, checked offline. The rules run on the base's own files
+ * always, and on every overlay as `kubectl kustomize` renders it where kubectl is installed
+ * (it is no dependency of the project, so without it those cases are skipped).
+ */
+const K8S = join(__dirname, '..', '..', 'k8s');
+const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'];
+const ROLES = ['api', 'smtp', 'worker', 'webhooks'];
+const SMTP_PORTS = [25, 465, 587, 2465, 2587];
+const DRAINING_ROLES = ['smtp', 'worker'];
+
+interface K8sObject {
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+}
+interface Container {
+  name: string;
+  image: string;
+  args?: string[];
+  ports?: { name: string; containerPort: number }[];
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  readinessProbe?: { httpGet?: { path: string; port: string | number } };
+  livenessProbe?: { httpGet?: { path: string; port: string | number } };
+}
+interface Kustomization {
+  namespace?: string;
+  resources: string[];
+  configMapGenerator?: { name: string; behavior?: string; literals?: string[] }[];
+}
+
+const readYaml = (file: string): K8sObject[] =>
+  (loadAll(readFileSync(file, 'utf8')) as (K8sObject | null)[]).filter((d): d is K8sObject => d !== null);
+const readKustomization = (dir: string): Kustomization => load(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as Kustomization;
+const literals = (k: Kustomization): Record<string, string> =>
+  Object.fromEntries(
+    (k.configMapGenerator ?? [])
+      .filter((g) => g.name === 'herald-config')
+      .flatMap((g) => g.literals ?? [])
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+
+const baseObjects = (): K8sObject[] =>
+  readKustomization(join(K8S, 'base')).resources.flatMap((file) => readYaml(join(K8S, 'base', file)));
+const overlayDirs = (): string[] =>
+  readdirSync(join(K8S, 'overlays'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+const hasKubectl = kubectl.status === 0;
+function render(dir: string): K8sObject[] {
+  const out = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  if (out.status !== 0) throw new Error(`kubectl kustomize ${dir} failed:\n${out.stderr}`);
+  return (loadAll(out.stdout) as K8sObject[]).filter(Boolean);
+}
+
+/** A tag that names a release (x.y.z) or an immutable digest; never `latest` or no tag. */
+function isPinned(image: string): boolean {
+  if (/@sha256:[a-f0-9]{64}$/.test(image)) return true;
+  const tag = image.slice(image.lastIndexOf('/') + 1).split(':')[1];
+  return tag !== undefined && /^v?\d+\.\d+\.\d+([.-][0-9A-Za-z.-]+)?$/.test(tag);
+}
+
+const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const podSpecOf = (o: K8sObject) => o.spec.template.spec;
+const containersOf = (o: K8sObject): Container[] => podSpecOf(o).containers;
+const portNumber = (c: Container, port: string | number): number | undefined =>
+  typeof port === 'number' ? port : c.ports?.find((p) => p.name === port)?.containerPort;
+const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+/** The rules every region's set of objects must keep, rendered or not. */
+function checkRegion(objects: K8sObject[]): void {
+  const deployments = ofKind(objects, 'Deployment');
+  expect(deployments.map((d) => containersOf(d)[0].args?.[0]).sort()).toEqual([...ROLES].sort());
+
+  for (const d of deployments) {
+    const [c, ...others] = containersOf(d);
+    const role = c.args?.[0] ?? '';
+    const where = `${d.metadata.name} (${role})`;
+    expect({ where, others: others.length }).toEqual({ where, others: 0 });
+    expect(ROLES).toContain(role);
+    expect(d.spec.template.metadata.labels['app.kubernetes.io/component']).toBe(role);
+    expect({ where, image: c.image, pinned: isPinned(c.image) }).toEqual({ where, image: c.image, pinned: true });
+
+    const healthPort = role === 'api' ? 3000 : 9464;
+    expect({ where, ready: c.readinessProbe?.httpGet?.path, live: c.livenessProbe?.httpGet?.path }).toEqual({
+      where,
+      ready: '/health/ready',
+      live: '/health/live',
+    });
+    expect(portNumber(c, c.readinessProbe!.httpGet!.port)).toBe(healthPort);
+    expect(portNumber(c, c.livenessProbe!.httpGet!.port)).toBe(healthPort);
+    const annotations = d.spec.template.metadata.annotations ?? {};
+    expect({ where, scrape: annotations['prometheus.io/scrape'], port: annotations['prometheus.io/port'] }).toEqual({
+      where,
+      scrape: 'true',
+      port: String(healthPort),
+    });
+
+    for (const kind of ['requests', 'limits'] as const) {
+      expect({ where, kind, cpu: !!c.resources?.[kind]?.cpu, memory: !!c.resources?.[kind]?.memory }).toEqual({
+        where,
+        kind,
+        cpu: true,
+        memory: true,
+      });
+    }
+    expect(c.envFrom?.some((e) => e.configMapRef?.name.startsWith('herald-config'))).toBe(true);
+    expect(c.envFrom?.some((e) => e.secretRef?.name === 'herald-secrets')).toBe(true);
+    expect(podSpecOf(d).securityContext?.runAsNonRoot).toBe(true);
+    if (DRAINING_ROLES.includes(role)) expect(podSpecOf(d).terminationGracePeriodSeconds).toBeGreaterThanOrEqual(120);
+
+    const labels = d.spec.template.metadata.labels;
+    expect(ofKind(objects, 'PodDisruptionBudget').filter((p) => matches(p.spec.selector.matchLabels, labels))).toHaveLength(1);
+  }
+
+  const hpaTargets = ofKind(objects, 'HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name);
+  const byRole = (role: string) => deployments.find((d) => containersOf(d)[0].args?.[0] === role)!;
+  for (const role of ['api', 'worker']) {
+    expect(hpaTargets).toContain(byRole(role).metadata.name);
+    // A replica count in the Deployment would fight the autoscaler on every apply.
+    expect(byRole(role).spec.replicas).toBeUndefined();
+  }
+
+  const services = ofKind(objects, 'Service');
+  const api = services.find((s) => matches(s.spec.selector, byRole('api').spec.template.metadata.labels));
+  expect(api?.spec.ports.map((p: { port: number }) => p.port)).toEqual([3000]);
+  const smtpDeployment = byRole('smtp');
+  const smtp = services.find((s) => matches(s.spec.selector, smtpDeployment.spec.template.metadata.labels));
+  expect(smtp?.spec.type).toBe('LoadBalancer');
+  expect(smtp?.spec.ports.map((p: { port: number }) => p.port)).toEqual(SMTP_PORTS);
+  for (const p of smtp?.spec.ports ?? []) expect(portNumber(containersOf(smtpDeployment)[0], p.targetPort)).toBe(p.port);
+
+  const [migrate, ...moreJobs] = ofKind(objects, 'Job');
+  expect(moreJobs).toHaveLength(0);
+  expect(containersOf(migrate)[0].args).toEqual(['migrate']);
+  expect(isPinned(containersOf(migrate)[0].image)).toBe(true);
+}
+
+describe('k8s manifests', () => {
+  it('pins every image the same way, and never to latest', () => {
+    expect(isPinned('ghcr.io/herald-email/herald:0.1.0')).toBe(true);
+    expect(isPinned(`registry:5000/herald@sha256:${'a'.repeat(64)}`)).toBe(true);
+    expect(isPinned('ghcr.io/herald-email/herald:latest')).toBe(false);
+    expect(isPinned('registry:5000/herald')).toBe(false);
+    const images = new Set(baseObjects().flatMap((o) => (o.spec?.template ? containersOf(o).map((c) => c.image) : [])));
+    expect(images.size).toBe(1);
+    const kustomization = load(readFileSync(join(K8S, 'base', 'kustomization.yaml'), 'utf8')) as {
+      images: { name: string; newTag?: string; digest?: string }[];
+    };
+    for (const i of kustomization.images) expect(isPinned(i.digest ? `${i.name}@${i.digest}` : `${i.name}:${i.newTag}`)).toBe(true);
+  });
+
+  it('base: every role has probes, resources, a pinned image, a budget; api and worker autoscale', () => {
+    checkRegion(baseObjects());
+  });
+
+  it('has one overlay per region, each setting its own region, namespace and NATS URL', () => {
+    const dirs = overlayDirs();
+    expect([...dirs].sort()).toEqual([...REGIONS].sort());
+    const base = literals(readKustomization(join(K8S, 'base')));
+    const seen = new Set<string>();
+    for (const dir of dirs) {
+      const overlay = readKustomization(join(K8S, 'overlays', dir));
+      const settings = literals(overlay);
+      expect({ dir, region: settings.HERALD_REGION, namespace: overlay.namespace }).toEqual({
+        dir,
+        region: dir,
+        namespace: `herald-${dir}`,
+      });
+      expect(overlay.resources).toContain('../../base');
+      expect(overlay.configMapGenerator?.find((g) => g.name === 'herald-config')?.behavior).toBe('merge');
+      expect(settings.NATS_URL).toContain(dir);
+      seen.add(settings.HERALD_REGION);
+      // The merged ConfigMap, plus the Secret's keys, is a configuration Herald boots with.
+      const config = loadConfig({ ...base, ...settings, DATABASE_URL: 'postgres://h@db/herald', REDIS_URL: 'redis://redis:6379' });
+      expect(config.HERALD_REGION).toBe(dir);
+    }
+    expect(seen.size).toBe(REGIONS.length);
+  });
+
+  it('sets only variables that Herald reads', () => {
+    const known = Object.keys(configSchema.shape);
+    const keys = [K8S + '/base', ...overlayDirs().map((d) => join(K8S, 'overlays', d))].flatMap((dir) =>
+      Object.keys(literals(readKustomization(dir))),
+    );
+    expect(keys.filter((k) => !known.includes(k))).toEqual([]);
+  });
+
+  (hasKubectl ? describe : describe.skip)('rendered by kubectl kustomize', () => {
+    const rendered = new Map<string, K8sObject[]>();
+    beforeAll(() => {
+      for (const region of REGIONS) rendered.set(region, render(join(K8S, 'overlays', region)));
+    });
+
+    it.each(REGIONS)('%s keeps the rules, in its own namespace, with its own config', (region) => {
+      const objects = rendered.get(region)!;
+      checkRegion(objects);
+      const namespace = `herald-${region}`;
+      expect(ofKind(objects, 'Namespace').map((n) => n.metadata.name)).toEqual([namespace]);
+      for (const o of objects.filter((o) => o.kind !== 'Namespace')) expect(`${o.kind} ${o.metadata.namespace}`).toBe(`${o.kind} ${namespace}`);
+
+      const [configMap, ...more] = ofKind(objects, 'ConfigMap');
+      expect(more).toHaveLength(0);
+      expect(configMap.data?.HERALD_REGION).toBe(region);
+      expect(configMap.data?.HERALD_REGIONS?.split(',')).toContain(region);
+      for (const o of [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'Job')]) {
+        const refs = containersOf(o)[0].envFrom?.map((e) => e.configMapRef?.name).filter(Boolean);
+        expect(refs).toEqual([configMap.metadata.name]);
+      }
+    });
+  });
+});

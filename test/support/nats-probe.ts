@@ -1,0 +1,34 @@
+import { jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { HeraldConfig } from '@herald/config';
+import { sendStreamName } from '@herald/bus';
+
+/** Reads the send streams the way an operator would, to check what the API published. */
+export class NatsProbe {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly config: HeraldConfig,
+  ) {}
+
+  static async open(config: HeraldConfig): Promise<NatsProbe> {
+    const nc = await connect({ servers: config.NATS_URL });
+    return new NatsProbe(nc, await jetstreamManager(nc), config);
+  }
+
+  /** Email ids of the send commands waiting on a region's stream, in stream order. */
+  async sendCommands(region: string): Promise<string[]> {
+    const stream = sendStreamName(this.config.NATS_NAMESPACE, region);
+    const info = await this.jsm.streams.info(stream);
+    const ids: string[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+      const msg = await this.jsm.streams.getMessage(stream, { seq }).catch(() => null);
+      if (msg) ids.push((msg.json() as { emailId: string }).emailId);
+    }
+    return ids;
+  }
+
+  close(): Promise<void> {
+    return this.nc.close();
+  }
+}
