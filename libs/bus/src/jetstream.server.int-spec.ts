@@ -78,7 +78,9 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
   const watchTerminations = () => {
     const seen = { count: 0 };
     const sub = publisherModule.get(NatsService).connection.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.${stream}.${DURABLE}`, {
-      callback: () => seen.count++,
+      callback: () => {
+        seen.count++;
+      },
     });
     return { seen, stop: () => sub.unsubscribe() };
   };
@@ -92,8 +94,8 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
       { strategy: server, logger: false },
     );
     app.useGlobalFilters(new JetStreamExceptionFilter());
-    await app.listen();
     worker = app;
+    await app.listen();
     return server;
   }
 

@@ -34,9 +34,9 @@ interface Subscription {
 
 /**
  * A Nest microservice transport over JetStream durable pull consumers. Each message's JSON
- * payload goes to the `@EventPattern(pattern)` handler of its consumer with a JetStreamContext;
- * the outcome is settled by `settle()` per jetstream.settlement.ts: resolved → ack; payload
- * not JSON or a HeraldError that no retry can fix → term; anything else → nak with backoff.
+ * payload goes to the `@EventPattern(pattern)` handler of its consumer, with a JetStreamContext
+ * as `@Ctx()`; the outcome is settled by `settle()` per jetstream.settlement.ts: resolved → ack;
+ * payload not JSON or a HeraldError that no retry can fix → term; anything else → nak with backoff.
  *
  * Register JetStreamExceptionFilter on the microservice, or Nest hides handler errors.
  * With a shared NatsService, call `app.init()` before `startAllMicroservices()`: the streams
@@ -64,15 +64,18 @@ export class JetStreamServer extends Server<JetStreamServerEvents, JetStreamStat
           const maxAckPending = options.maxAckPending ?? DEFAULT_MAX_ACK_PENDING;
           await ensureConsumer(jsm, options, maxAckPending);
           const retry = { ...DEFAULT_RETRY, ...options.retry };
-          const process = (m: JsMsg) => this.process(options, retry, handlers[i], m);
-          return { options, retry, runner: new ConsumerRunner(options, maxAckPending, js, process, this.logger) };
+          const handle = (m: JsMsg) => this.process(options, retry, handlers[i], m);
+          return { options, retry, runner: new ConsumerRunner(options, maxAckPending, js, handle, this.logger) };
         }),
       );
+      if (this.closing) throw new Error('closed while starting');
       this.subscriptions.forEach((s) => s.runner.start());
       this._status$.next('connected');
       callback();
     } catch (error) {
       await this.close().catch(() => undefined);
+      // close() may have run before the connection existed.
+      await this.releaseConnection();
       callback(error);
     }
   }
@@ -162,12 +165,16 @@ export class JetStreamServer extends Server<JetStreamServerEvents, JetStreamStat
 
   private async shutdown(): Promise<void> {
     await Promise.all(this.subscriptions.map((s) => s.runner.stop()));
-    const nc = this.nc;
-    if (nc && !nc.isClosed() && !nc.isDraining()) {
-      if (this.options.nats instanceof NatsService) await nc.flush().catch(() => undefined);
-      else await nc.drain();
-    }
+    await this.releaseConnection();
     this._status$.next('disconnected');
+  }
+
+  /** Pushes out the last acks; a connection of our own is drained, a shared one is left to NatsService. */
+  private async releaseConnection(): Promise<void> {
+    const nc = this.nc;
+    if (!nc || nc.isClosed() || nc.isDraining()) return;
+    if (this.options.nats instanceof NatsService) await nc.flush().catch(() => undefined);
+    else await nc.drain();
   }
 
   private async watchStatus(nc: NatsConnection): Promise<void> {

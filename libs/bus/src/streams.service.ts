@@ -17,8 +17,6 @@ const DUPLICATE_WINDOW_NS = 2 * 60 * SECOND_NS;
 /** Events outlive a consumer outage of a few days; Postgres keeps the lasting record. */
 const EVENTS_MAX_AGE_NS = 7 * 24 * 3600 * SECOND_NS;
 
-/** JetStream API code: a stream with that name exists with another configuration. */
-const STREAM_NAME_IN_USE = 10058;
 const STREAM_NOT_FOUND = 10059;
 
 type DesiredStream = Pick<
@@ -89,8 +87,8 @@ export class StreamsService implements OnModuleInit {
         return;
       } catch (error) {
         // Another process created it first, perhaps with settings of an older release.
-        if (!(error instanceof JetStreamApiError && error.code === STREAM_NAME_IN_USE)) throw error;
-        current = await jsm.streams.info(desired.name);
+        current = await this.info(jsm, desired.name);
+        if (!current) throw error;
       }
     }
     const changed = differences(current.config, desired);

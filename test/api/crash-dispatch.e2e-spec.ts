@@ -1,0 +1,71 @@
+import { Client } from 'pg';
+import { isolatedConfig, IsolatedConfig } from '@herald/testing';
+import { ApiProcess, envOf, herald, startApiProcess } from '../support/herald-process';
+import { NatsProbe } from '../support/nats-probe';
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * kill -9 of the API between the Postgres commit and the JetStream publish: the email is on
+ * record but was never dispatched. The reconciler of a surviving API publishes it, once.
+ */
+describe('a crash between commit and publish', () => {
+  let isolated: IsolatedConfig;
+  let probe: NatsProbe;
+  let db: Client;
+  const survivors: ApiProcess[] = [];
+
+  beforeAll(async () => {
+    isolated = await isolatedConfig();
+    probe = await NatsProbe.open(isolated.config);
+    db = new Client({ connectionString: isolated.config.DATABASE_URL });
+    await db.connect();
+    await db.query(`SET search_path TO ${isolated.config.DATABASE_SCHEMA}`);
+  });
+
+  afterAll(async () => {
+    await Promise.all(survivors.map((s) => s.stop()));
+    await probe?.close();
+    await db?.end();
+    await isolated?.cleanup();
+  });
+
+  it('is dispatched by the reconciler exactly once', async () => {
+    const env = envOf(isolated.config, { DISPATCH_GRACE_SECONDS: '1', RECONCILE_INTERVAL_MS: '200' });
+    const team = await herald(env, 'team', 'create', '--name', 'crash', '--plan', 'pro-50k', '--rate-limit', '1000');
+    const { token } = await herald(env, 'key', 'create', '--team', team.id);
+
+    const doomed = await startApiProcess({ ...env, HERALD_FAILPOINT: 'crash-after-commit', RECONCILE_INTERVAL_MS: '600000' });
+    const request = fetch(`${doomed.url}/emails`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ from: 'hello@acme.test', to: 'jane@example.com', subject: 'Survives', html: '<p>hi</p>' }),
+    });
+    await expect(request).rejects.toThrow();
+    expect((await doomed.exited)[1]).toBe('SIGKILL');
+
+    const { rows } = await db.query(`SELECT id, dispatched_at FROM emails WHERE team_id = $1`, [team.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].dispatched_at).toBeNull();
+    const id: string = rows[0].id;
+    expect(await probe.sendCommands('us-east-1')).not.toContain(id);
+
+    // Two survivors reconcile side by side; row locks and Nats-Msg-Id keep it to one publish.
+    survivors.push(...(await Promise.all([startApiProcess(env), startApiProcess(env)])));
+    await waitFor('the reconciler to publish', async () => ((await probe.sendCommands('us-east-1')).includes(id) ? true : undefined));
+    await waitFor('the dispatch to be recorded', async () => {
+      const r = await db.query(`SELECT dispatched_at FROM emails WHERE id = $1`, [id]);
+      return r.rows[0].dispatched_at ?? undefined;
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await probe.sendCommands('us-east-1')).filter((x) => x === id)).toHaveLength(1);
+  });
+});

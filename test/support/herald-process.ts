@@ -1,0 +1,84 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { HeraldConfig } from '@herald/config';
+
+const BIN = join(__dirname, '..', '..', 'bin', 'herald.js');
+
+/** The environment that makes a child Herald process use a test's isolated config. */
+export function envOf(config: HeraldConfig, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: config.DATABASE_URL,
+    DATABASE_SCHEMA: config.DATABASE_SCHEMA,
+    REDIS_URL: config.REDIS_URL,
+    REDIS_PREFIX: config.REDIS_PREFIX,
+    NATS_URL: config.NATS_URL.join(','),
+    NATS_NAMESPACE: config.NATS_NAMESPACE,
+    HERALD_REGIONS: config.HERALD_REGIONS.join(','),
+    OPS_PORT: '0',
+    ...extra,
+  };
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+/** Runs a one-shot CLI command (`team create`, `key create`, ...) and parses its JSON output. */
+export async function herald(env: NodeJS.ProcessEnv, ...args: string[]): Promise<any> {
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`herald ${args.join(' ')} exited ${code}: ${err}`);
+  return JSON.parse(out);
+}
+
+export interface ApiProcess {
+  url: string;
+  child: ChildProcess;
+  /** Resolves with the exit code and signal once the process is gone. */
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `herald api` as a real child process and waits until it is ready. */
+export async function startApiProcess(env: NodeJS.ProcessEnv): Promise<ApiProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'api'], {
+    env: { ...env, API_PORT: String(port), API_HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald api exited early: ${stderr}`);
+    const ready = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error(`herald api did not become ready: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    child,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
