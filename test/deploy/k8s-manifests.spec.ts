@@ -1,13 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { configSchema, loadConfig } from '@herald/config';
 
 /**
- * The Kubernetes manifests in k8s/, checked offline. The rules run on the base's own files
- * always, and on every overlay as `kubectl kustomize` renders it where kubectl is installed
- * (it is no dependency of the project, so without it those cases are skipped).
+ * The Kubernetes manifests in k8s/, checked offline: the rules on the base's own files, and each
+ * overlay's settings merged over the base's as Herald would boot with them. (Rendering with
+ * kustomize itself needs a kubectl the project cannot install from Debian; left out.)
  */
 const K8S = join(__dirname, '..', '..', 'k8s');
 const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'];
@@ -52,14 +51,6 @@ const baseObjects = (): K8sObject[] =>
   readKustomization(join(K8S, 'base')).resources.flatMap((file) => readYaml(join(K8S, 'base', file)));
 const overlayDirs = (): string[] =>
   readdirSync(join(K8S, 'overlays'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-
-const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-const hasKubectl = kubectl.status === 0;
-function render(dir: string): K8sObject[] {
-  const out = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
-  if (out.status !== 0) throw new Error(`kubectl kustomize ${dir} failed:\n${out.stderr}`);
-  return (loadAll(out.stdout) as K8sObject[]).filter(Boolean);
-}
 
 /** A tag that names a release (x.y.z) or an immutable digest; never `latest` or no tag. */
 function isPinned(image: string): boolean {
@@ -193,29 +184,5 @@ describe('k8s manifests', () => {
       Object.keys(literals(readKustomization(dir))),
     );
     expect(keys.filter((k) => !known.includes(k))).toEqual([]);
-  });
-
-  (hasKubectl ? describe : describe.skip)('rendered by kubectl kustomize', () => {
-    const rendered = new Map<string, K8sObject[]>();
-    beforeAll(() => {
-      for (const region of REGIONS) rendered.set(region, render(join(K8S, 'overlays', region)));
-    });
-
-    it.each(REGIONS)('%s keeps the rules, in its own namespace, with its own config', (region) => {
-      const objects = rendered.get(region)!;
-      checkRegion(objects);
-      const namespace = `herald-${region}`;
-      expect(ofKind(objects, 'Namespace').map((n) => n.metadata.name)).toEqual([namespace]);
-      for (const o of objects.filter((o) => o.kind !== 'Namespace')) expect(`${o.kind} ${o.metadata.namespace}`).toBe(`${o.kind} ${namespace}`);
-
-      const [configMap, ...more] = ofKind(objects, 'ConfigMap');
-      expect(more).toHaveLength(0);
-      expect(configMap.data?.HERALD_REGION).toBe(region);
-      expect(configMap.data?.HERALD_REGIONS?.split(',')).toContain(region);
-      for (const o of [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'Job')]) {
-        const refs = containersOf(o)[0].envFrom?.map((e) => e.configMapRef?.name).filter(Boolean);
-        expect(refs).toEqual([configMap.metadata.name]);
-      }
-    });
   });
 });

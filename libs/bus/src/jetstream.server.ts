@@ -28,7 +28,6 @@ const DEFAULT_MAX_ACK_PENDING = 32;
 
 interface Subscription {
   options: JetStreamConsumerOptions;
-  retry: RetryPolicy;
   runner: ConsumerRunner;
 }
 
@@ -65,7 +64,7 @@ export class JetStreamServer extends Server<JetStreamServerEvents, JetStreamStat
           await ensureConsumer(jsm, options, maxAckPending);
           const retry = { ...DEFAULT_RETRY, ...options.retry };
           const handle = (m: JsMsg) => this.process(options, retry, handlers[i], m);
-          return { options, retry, runner: new ConsumerRunner(options, maxAckPending, js, handle, this.logger) };
+          return { options, runner: new ConsumerRunner(options, maxAckPending, js, handle, this.logger) };
         }),
       );
       if (this.closing) throw new Error('closed while starting');

@@ -84,7 +84,7 @@ export class NatsService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async runDrain(): Promise<void> {
-    await Promise.all(this.beforeDrainHooks.map((hook) => hook()));
+    await Promise.allSettled(this.beforeDrainHooks.map((hook) => hook()));
     const nc = this.connecting ? await this.connecting.catch(() => null) : null;
     if (nc && !nc.isClosed() && !nc.isDraining()) await nc.drain();
     this.connected = false;

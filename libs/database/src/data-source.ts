@@ -27,15 +27,26 @@ export function dataSourceOptions(config: HeraldConfig, entities: DataSourceOpti
   };
 }
 
-/** Creates the schema if needed and applies every pending migration. Returns the names applied. */
+/** Any constant: every process migrating one database takes the same lock. */
+const MIGRATION_LOCK = 0x6865726c; // "herl"
+
+/**
+ * Creates the schema if needed and applies every pending migration; returns the names applied.
+ * A Postgres advisory lock serialises concurrent runs (several regions' migration jobs, or
+ * `herald all` started twice), so each migration runs once.
+ */
 export async function runMigrations(config: HeraldConfig): Promise<string[]> {
   const ds = new DataSource(dataSourceOptions(config));
   await ds.initialize();
+  const lock = ds.createQueryRunner();
   try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await ds.query(`CREATE SCHEMA IF NOT EXISTS "${config.DATABASE_SCHEMA}"`);
     const applied = await ds.runMigrations({ transaction: 'each' });
     return applied.map((m) => m.name);
   } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await lock.release();
     await ds.destroy();
   }
 }
