@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
 import { DispatchReconcilerModule, EmailsModule } from '@herald/emails';
+import { IdempotencyPurgerModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
 import { LoggingOptions, ObservabilityHttpModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
@@ -22,6 +23,7 @@ export class ApiModule {
         LimitsModule,
         EmailsModule,
         DispatchReconcilerModule,
+        IdempotencyPurgerModule,
       ],
       controllers: [EmailsController, ApiKeysController],
       providers: [ApiKeyGuard],

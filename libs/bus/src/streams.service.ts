@@ -22,7 +22,8 @@ const STREAM_NOT_FOUND = 10059;
 type DesiredStream = Pick<
   StreamConfig,
   'name' | 'subjects' | 'retention' | 'storage' | 'num_replicas' | 'duplicate_window' | 'max_age'
->;
+> &
+  Partial<Pick<StreamConfig, 'placement'>>;
 
 const COMPARED: (keyof DesiredStream)[] = ['retention', 'storage', 'num_replicas', 'duplicate_window', 'max_age'];
 
@@ -53,9 +54,13 @@ export class StreamsService implements OnModuleInit {
       num_replicas: this.config.NATS_REPLICAS,
       duplicate_window: DUPLICATE_WINDOW_NS,
     };
+    // In a supercluster each region's streams live in that region's cluster (named after it), so
+    // sending in eu-west-1 never depends on another region's servers. Set at creation only.
+    const placed = (region: string) => (this.config.NATS_PLACE_BY_REGION ? { placement: { cluster: region, tags: [] } } : {});
     return this.config.HERALD_REGIONS.flatMap((region) => [
       {
         ...common,
+        ...placed(region),
         name: sendStreamName(ns, region),
         subjects: [sendSubjects(ns, region)],
         // A send command is work: once a worker acks it, it is gone.
@@ -64,6 +69,7 @@ export class StreamsService implements OnModuleInit {
       },
       {
         ...common,
+        ...placed(region),
         name: eventsStreamName(ns, region),
         subjects: [eventSubjects(ns, region)],
         // Events are facts read by several independent consumers, so they stay until they age out.

@@ -52,6 +52,7 @@ export const configSchema = z
     NATS_URL: list(url(['nats:', 'tls:'])).default(['nats://127.0.0.1:4222']),
     NATS_NAMESPACE: z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be lowercase letters, digits or _').default('herald'),
     NATS_REPLICAS: int(1, 5).default(1),
+    NATS_PLACE_BY_REGION: bool.default(false),
 
     API_HOST: z.string().default('0.0.0.0'),
     API_PORT: int(0, 65535).default(3000),

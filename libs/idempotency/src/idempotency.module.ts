@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyRecords } from './idempotency-records.repository';
 import { IdempotencyService } from './idempotency.service';
+import { IdempotencyPurger } from './idempotency-purger.service';
 
 /**
  * The idempotency registry. Relies on the app importing the global ConfigModule and RedisModule
@@ -11,3 +12,7 @@ import { IdempotencyService } from './idempotency.service';
   exports: [IdempotencyService, IdempotencyRecords],
 })
 export class IdempotencyModule {}
+
+/** The periodic purge of expired Postgres records, for the role that runs it (the API). */
+@Module({ imports: [IdempotencyModule], providers: [IdempotencyPurger] })
+export class IdempotencyPurgerModule {}

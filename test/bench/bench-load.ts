@@ -1,0 +1,97 @@
+import autocannon, { Result } from 'autocannon';
+
+/** One phase's figures, as printed and written to the results file. */
+export interface LoadFigures {
+  name: string;
+  connections: number;
+  seconds: number;
+  requestsPerSecond: number;
+  /** Accepted emails per second (2xx responses × emails per request); 0 for the bare server. */
+  emailsPerSecond: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  responses2xx: number;
+  non2xx: Record<string, number>;
+  errors: number;
+  timeouts: number;
+}
+
+export interface LoadSpec {
+  name: string;
+  url: string;
+  path: string;
+  body: string;
+  headers?: Record<string, string>;
+  connections: number;
+  seconds: number;
+  /** Emails one 2xx response accepted (1, or the batch size). */
+  emailsPerRequest: number;
+  /** Called with each 2xx response's body, to collect the accepted email ids. */
+  onAccepted?: (body: string) => void;
+}
+
+/** Runs autocannon for `seconds` and turns its result into figures. */
+export async function load(spec: LoadSpec): Promise<LoadFigures> {
+  const result = await autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.seconds,
+    timeout: 30,
+    requests: [
+      {
+        method: 'POST',
+        path: spec.path,
+        headers: { 'content-type': 'application/json', ...spec.headers },
+        body: spec.body,
+        onResponse: spec.onAccepted && ((status, body) => status >= 200 && status < 300 && spec.onAccepted!(body)),
+      },
+    ],
+  });
+  return figures(spec, result);
+}
+
+function figures(spec: LoadSpec, result: Result): LoadFigures {
+  const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+  const non2xx: Record<string, number> = {};
+  for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
+    if (!status.startsWith('2')) non2xx[status] = count;
+  }
+  return {
+    name: spec.name,
+    connections: spec.connections,
+    seconds,
+    requestsPerSecond: result['2xx'] / seconds,
+    emailsPerSecond: spec.emailsPerRequest ? (result['2xx'] * spec.emailsPerRequest) / seconds : 0,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    responses2xx: result['2xx'],
+    non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+/** A realistic small transactional email: one recipient, a subject, ~1 KB of HTML, one tag. */
+export function sampleEmail(n: number): Record<string, unknown> {
+  const rows = [
+    ['Scale plan, monthly', '$90.00'],
+    ['Additional emails (12,400)', '$11.16'],
+    ['Dedicated IP', '$30.00'],
+  ]
+    .map(([item, price]) => `<tr><td style="padding:4px 0">${item}</td><td style="text-align:right">${price}</td></tr>`)
+    .join('');
+  const html =
+    `<!doctype html><html><body style="font-family:Helvetica,Arial,sans-serif;color:#222;margin:0;padding:24px">` +
+    `<h1 style="font-size:20px">Your receipt #${100_000 + n}</h1>` +
+    `<p>Hi Jane, thanks for your payment. Here is what it covered for the billing period ending 31 May:</p>` +
+    `<table style="width:100%;border-collapse:collapse">${rows}` +
+    `<tr><td style="padding-top:8px;border-top:1px solid #ddd"><b>Total</b></td><td style="text-align:right"><b>$131.16</b></td></tr></table>` +
+    `<p>The invoice is attached to your account. Questions? Reply to this email and we will get back to you within a day.</p>` +
+    `<p style="font-size:12px;color:#888">Acme Inc., 1 Market Street, San Francisco CA 94105. You receive this email because you have an Acme account.</p>` +
+    `</body></html>`;
+  return {
+    from: 'Acme Billing <billing@acme.example>',
+    to: [`jane.doe+${n}@example.com`],
+    subject: `Your receipt #${100_000 + n}`,
+    html,
+    tags: [{ name: 'category', value: 'receipt' }],
+  };
+}
