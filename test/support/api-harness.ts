@@ -33,7 +33,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
     config: isolated.config,
     key,
     async team(input = {}) {
-      const team = await teams.create({ name: 'Test team', plan: input.plan, rateLimit: input.rateLimit ?? 10_000, region: input.region });
+      const team = await teams.create({ name: 'Test team', plan: input.plan, rateLimit: input.rateLimit === undefined ? 10_000 : input.rateLimit, region: input.region });
       const token = await key(team.id, input.permission);
       return { teamId: team.id, token, resend: new Resend(token, { baseUrl: url }) };
     },

@@ -13,7 +13,7 @@ export interface StoredAttachment {
 
 /**
  * A read-mostly window on a suite's isolated schema, for what the API does not return
- * (attachment bytes) or cannot set (a team without a rate-limit override).
+ * (attachment bytes).
  */
 export class DatabaseProbe {
   private constructor(private readonly client: Client) {}
@@ -35,10 +35,6 @@ export class DatabaseProbe {
   }
 
   /** Clears a team's override; only safe before the team's key is first used (keys are cached). */
-  async clearRateLimit(teamId: string): Promise<void> {
-    await this.client.query('UPDATE teams SET rate_limit = NULL WHERE id = $1', [teamId]);
-  }
-
   close(): Promise<void> {
     return this.client.end();
   }

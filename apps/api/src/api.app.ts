@@ -2,10 +2,13 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
+import { ApiKeysService } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
 import { configureHttp } from '@herald/http';
+import { RateLimiter } from '@herald/limits';
 import { installHttpMetrics, Logger, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
 import { ApiModule } from './api.module';
+import { installApiKeyHook } from './auth/api-key.hook';
 
 export interface ApiApp {
   app: NestFastifyApplication;
@@ -27,6 +30,7 @@ export async function startApi(config: HeraldConfig, logging: LoggingOptions = {
   });
   app.useLogger(app.get(Logger));
   configureHttp(app);
+  installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
   installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
   serveOpenApi(app);
   await app.listen({ port: config.API_PORT, host: config.API_HOST });

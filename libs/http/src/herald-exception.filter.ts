@@ -16,6 +16,14 @@ interface FastifyLikeError {
   message: string;
 }
 
+/** Answers with Resend's error body (and `retry-after` when the error has one). */
+export function sendError(reply: FastifyReply, error: HeraldError): FastifyReply {
+  const { statusCode, name } = httpErrorFor(error.code);
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  const body: ErrorBody = { statusCode, name, message: error.message };
+  return reply.status(statusCode).type('application/json').send(body);
+}
+
 const INTERNAL_MESSAGE = 'Internal server error. We are unable to process your request right now, please try again later.';
 
 /**
@@ -33,11 +41,7 @@ export class HeraldExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    const error = this.toHeraldError(exception, request);
-    const { statusCode, name } = httpErrorFor(error.code);
-    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-    const body: ErrorBody = { statusCode, name, message: error.message };
-    void reply.status(statusCode).type('application/json').send(body);
+    void sendError(reply, this.toHeraldError(exception, request));
   }
 
   private toHeraldError(exception: unknown, request: FastifyRequest): HeraldError {

@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiKeysService } from '@herald/accounts';
+import { HeraldConfig } from '@herald/config';
+import { isHeraldError } from '@herald/core';
+import { sendError } from '@herald/http';
+import { RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
+
+/** Paths served without a key: probes, metrics and the API's own description. */
+const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$)/;
+
+/**
+ * Authenticates the API key and applies the team's rate limit in Fastify's `onRequest` hook:
+ * before the body is read or parsed, so a request without a valid key, or over its limit, costs
+ * no body parsing, and the `ratelimit-*` headers are on every response (errors included).
+ * Which key may call which route is the guard's job (ApiKeyGuard), once the route is known.
+ */
+export function installApiKeyHook(
+  fastify: FastifyInstance,
+  apiKeys: ApiKeysService,
+  rateLimiter: RateLimiter,
+  config: HeraldConfig,
+): void {
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (PUBLIC.test(request.url.split('?')[0])) return;
+    try {
+      const principal = await apiKeys.authenticate(request.headers.authorization);
+      const state = await rateLimiter.consume(principal.teamId, rateLimitFor(principal.team.plan, config, principal.team.rateLimit));
+      reply.header('ratelimit-limit', String(state.limit));
+      reply.header('ratelimit-remaining', String(state.remaining));
+      reply.header('ratelimit-reset', String(state.resetSeconds));
+      if (!state.allowed) return sendError(reply, rateLimitError(state));
+      request.principal = principal;
+    } catch (error) {
+      if (!isHeraldError(error)) throw error;
+      return sendError(reply, error);
+    }
+  });
+}
