@@ -199,6 +199,9 @@ describe('the resend SDK against Herald', () => {
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/emails', '/emails/batch', '/emails/{id}', '/api-keys']));
     expect(await call(api.url, null, 'GET', '/health/ready')).toMatchObject({ status: 200, body: { status: 'ok' } });
     const metrics = await fetch(`${api.url}/metrics`);
-    expect(await metrics.text()).toContain('herald_http_request_duration_seconds');
+    const text = await metrics.text();
+    expect(text).toContain('herald_http_request_duration_seconds');
+    expect(text).toMatch(/herald_emails_accepted_total\{[^}]*endpoint="POST \/emails"[^}]*\} [1-9]/);
+    expect(text).toMatch(/herald_send_commands_published_total\{[^}]*outcome="acknowledged"[^}]*\} [1-9]/);
   });
 });

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { DataSource } from 'typeorm';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { SendPublisher } from '@herald/bus';
+import { MetricsService } from '@herald/observability';
 
 interface DueRow {
   id: string;
@@ -22,11 +23,19 @@ export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestr
   private running: Promise<number> | null = null;
   private stopped = false;
 
+  private readonly reconciled;
+
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
     private readonly db: DataSource,
     private readonly publisher: SendPublisher,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    this.reconciled = metrics.counter(
+      'herald_reconciler_dispatched_total',
+      'Emails published by the reconciler: overdue immediate emails and due scheduled ones',
+    );
+  }
 
   onApplicationBootstrap(): void {
     this.schedule();
@@ -64,6 +73,7 @@ export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestr
       total += published;
       if (published < this.config.RECONCILE_BATCH_SIZE || this.stopped) break;
     }
+    this.reconciled.inc(total);
     if (total) this.logger.log(`dispatched ${total} overdue email(s) in ${this.config.HERALD_REGION}`);
     return total;
   }

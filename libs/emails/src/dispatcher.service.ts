@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SendCommand, SendPublisher } from '@herald/bus';
+import { MetricsService } from '@herald/observability';
 
 const CONFIRM_FLUSH_MS = 100;
 
@@ -18,16 +19,26 @@ export class Dispatcher implements OnModuleDestroy {
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
+  private readonly published;
+
   constructor(
     private readonly publisher: SendPublisher,
     private readonly db: DataSource,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    this.published = metrics.counter(
+      'herald_send_commands_published_total',
+      'Send commands published to JetStream by the send path, by outcome',
+      ['outcome'],
+    );
+  }
 
   /** Publishes; never throws: a failed publish is left to the reconciler. Returns how many were acknowledged. */
   async dispatch(commands: SendCommand[]): Promise<number> {
     const results = await Promise.allSettled(commands.map((c) => this.publisher.publish(c)));
     let acknowledged = 0;
     results.forEach((result, i) => {
+      this.published.inc({ outcome: result.status === 'fulfilled' ? 'acknowledged' : 'failed' });
       if (result.status === 'fulfilled') {
         acknowledged++;
         this.confirm(commands[i].emailId);

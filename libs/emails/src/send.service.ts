@@ -4,6 +4,7 @@ import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, newId } from '@herald/core';
 import { IdempotencyRecords, IdempotencyService, isIdempotencyConflict, Lease, Replay } from '@herald/idempotency';
 import { QuotaService } from '@herald/limits';
+import { MetricsService } from '@herald/observability';
 import { Dispatcher } from './dispatcher.service';
 import { sendLimitsOf } from './send-limits';
 import { EmailRepository, NewEmail } from './email.repository';
@@ -41,6 +42,7 @@ interface Acceptance<R> {
 @Injectable()
 export class SendService {
   private readonly limits: SendLimits;
+  private readonly accepted;
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
@@ -50,8 +52,13 @@ export class SendService {
     private readonly idempotency: IdempotencyService,
     private readonly idempotencyRecords: IdempotencyRecords,
     private readonly quota: QuotaService,
+    metrics: MetricsService,
   ) {
     this.limits = sendLimitsOf(config);
+    this.accepted = metrics.counter('herald_emails_accepted_total', 'Emails accepted and committed, by endpoint and source', [
+      'endpoint',
+      'source',
+    ]);
   }
 
   send(sender: Sender, body: unknown, idempotencyKey: string | null, source: EmailSource = 'api'): Promise<SendResponse> {
@@ -116,6 +123,7 @@ export class SendService {
         return replay.body as R;
       }
       reserved = null;
+      this.accepted.inc({ endpoint, source }, rows.length);
       if (this.config.HERALD_FAILPOINT === 'crash-after-commit') process.kill(process.pid, 'SIGKILL');
 
       await this.dispatcher.dispatch(
