@@ -1,6 +1,5 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ApiKeysService } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
@@ -9,6 +8,7 @@ import { RateLimiter } from '@herald/limits';
 import { installHttpMetrics, Logger, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
+import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
 
 export interface ApiApp {
   app: NestFastifyApplication;
@@ -32,7 +32,7 @@ export async function startApi(config: HeraldConfig, logging: LoggingOptions = {
   configureHttp(app);
   installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
   installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
-  serveOpenApi(app);
+  serveOpenApi(app, config);
   await app.listen({ port: config.API_PORT, host: config.API_HOST });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.API_PORT;
@@ -40,16 +40,8 @@ export async function startApi(config: HeraldConfig, logging: LoggingOptions = {
   return { app, url: `http://${host}:${port}` };
 }
 
-function serveOpenApi(app: NestFastifyApplication): void {
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Herald API')
-      .setDescription('Email delivery API, wire-compatible with Resend. Authenticate with `Authorization: Bearer hr_...`.')
-      .setVersion('1')
-      .addBearerAuth()
-      .build(),
-  );
+function serveOpenApi(app: NestFastifyApplication, config: HeraldConfig): void {
+  const document = buildOpenApiDocument(app, config);
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
-  fastify.get('/openapi.json', (_request, reply) => reply.type('application/json').send(document));
+  fastify.get(OPENAPI_PATH, (_request, reply) => reply.type('application/json').send(document));
 }

@@ -1,17 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeysService, CreateApiKeyInput, Principal } from '@herald/accounts';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal';
+import { ApiErrorResponses, ApiIdParam, ApiOk } from '../openapi/openapi.decorators';
+import { schemaRef } from '../openapi/schemas';
 
 @ApiTags('api-keys')
-@ApiBearerAuth()
 @UseGuards(ApiKeyGuard)
 @Controller('api-keys')
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
-  @ApiOperation({ summary: 'Create an API key; the token is shown only in this response' })
+  @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key; the token is shown only in this response' })
+  @ApiBody({ schema: schemaRef('CreateApiKeyRequest') })
+  @ApiOk('CreateApiKeyResponse', 'The new key, with its token.')
+  @ApiErrorResponses(401, 403, 422, 429)
   @Post()
   @HttpCode(200)
   async create(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
@@ -20,20 +24,29 @@ export class ApiKeysController {
     return { id, object: 'api_key', token };
   }
 
-  @ApiOperation({ summary: 'List API keys' })
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'List API keys' })
+  @ApiOk('ApiKeyList', 'Every key of the team, newest first; `has_more` is always false.')
+  @ApiErrorResponses(401, 403, 429)
   @Get()
   async list(@CurrentPrincipal() p: Principal) {
     return { object: 'list', has_more: false, data: await this.apiKeys.list(p.teamId) };
   }
 
-  @ApiOperation({ summary: 'Rename an API key' })
+  @ApiOperation({ operationId: 'updateApiKey', summary: 'Rename an API key' })
+  @ApiIdParam('API key')
+  @ApiBody({ schema: schemaRef('UpdateApiKeyRequest') })
+  @ApiOk('ApiKeyReference', 'Renamed.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
   @Patch(':id')
   async rename(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
     await this.apiKeys.rename(p.teamId, id, (body as { name?: string } | undefined)?.name as string);
     return { object: 'api_key', id };
   }
 
-  @ApiOperation({ summary: 'Delete an API key' })
+  @ApiOperation({ operationId: 'deleteApiKey', summary: 'Delete an API key' })
+  @ApiIdParam('API key')
+  @ApiOk('DeletedApiKey', 'Deleted.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
   @Delete(':id')
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     await this.apiKeys.remove(p.teamId, id);

@@ -1,13 +1,21 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '@herald/accounts';
 import { EmailsService, parseBatchValidationMode, SendService } from '@herald/emails';
 import { validateIdempotencyKey } from '@herald/idempotency';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal, SendingEndpoint, senderOf } from '../auth/principal';
+import {
+  ApiBatchValidationHeader,
+  ApiErrorResponses,
+  ApiIdempotencyKeyHeader,
+  ApiIdParam,
+  ApiOk,
+  ApiPageQuery,
+} from '../openapi/openapi.decorators';
+import { schemaRef } from '../openapi/schemas';
 
 @ApiTags('emails')
-@ApiBearerAuth()
 @UseGuards(ApiKeyGuard)
 @Controller('emails')
 export class EmailsController {
@@ -16,22 +24,32 @@ export class EmailsController {
     private readonly emails: EmailsService,
   ) {}
 
-  @ApiOperation({ summary: 'Send an email' })
+  @ApiOperation({ operationId: 'sendEmail', summary: 'Send an email' })
+  @ApiIdempotencyKeyHeader()
+  @ApiBody({ schema: schemaRef('SendEmailRequest') })
+  @ApiOk('SendEmailResponse', 'Accepted for delivery (or scheduled); the id of the email.')
+  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
   @Post()
   @HttpCode(200)
   @SendingEndpoint()
-  sendOne(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
+  // Spelled as @ApiIdempotencyKeyHeader names it, which merges by exact name; Nest lowercases it to read the header.
+  sendOne(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Headers('Idempotency-Key') key?: string) {
     return this.send.send(senderOf(p), body, validateIdempotencyKey(key));
   }
 
-  @ApiOperation({ summary: 'Send up to 100 emails in one request' })
+  @ApiOperation({ operationId: 'sendBatchEmails', summary: 'Send a batch of emails in one request' })
+  @ApiIdempotencyKeyHeader()
+  @ApiBatchValidationHeader()
+  @ApiBody({ schema: schemaRef('SendBatchRequest') })
+  @ApiOk('SendBatchResponse', 'The ids of the accepted emails, in input order.')
+  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
   @Post('batch')
   @HttpCode(200)
   @SendingEndpoint()
   sendBatch(
     @CurrentPrincipal() p: Principal,
     @Body() body: unknown,
-    @Headers('idempotency-key') key?: string,
+    @Headers('Idempotency-Key') key?: string,
     @Headers('x-batch-validation') validation?: string,
   ) {
     const mode = parseBatchValidationMode(validation);
@@ -39,25 +57,38 @@ export class EmailsController {
     return this.send.sendBatch(senderOf(p), body, mode.value, validateIdempotencyKey(key));
   }
 
-  @ApiOperation({ summary: 'List emails, newest first' })
+  @ApiOperation({ operationId: 'listEmails', summary: 'List emails, newest first' })
+  @ApiPageQuery()
+  @ApiOk('EmailList', 'A page of emails.')
+  @ApiErrorResponses(401, 403, 422, 429)
   @Get()
   list(@CurrentPrincipal() p: Principal, @Query() query: unknown) {
     return this.emails.list(p.teamId, query);
   }
 
-  @ApiOperation({ summary: 'Retrieve an email' })
+  @ApiOperation({ operationId: 'getEmail', summary: 'Retrieve an email' })
+  @ApiIdParam('email')
+  @ApiOk('Email', 'The email.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
   @Get(':id')
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.emails.get(p.teamId, id);
   }
 
-  @ApiOperation({ summary: 'Reschedule a scheduled email' })
+  @ApiOperation({ operationId: 'updateEmail', summary: 'Reschedule a scheduled email' })
+  @ApiIdParam('email')
+  @ApiBody({ schema: schemaRef('UpdateEmailRequest') })
+  @ApiOk('EmailReference', 'Rescheduled.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
   @Patch(':id')
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
     return this.emails.reschedule(p.teamId, id, body);
   }
 
-  @ApiOperation({ summary: 'Cancel a scheduled email' })
+  @ApiOperation({ operationId: 'cancelEmail', summary: 'Cancel a scheduled email' })
+  @ApiIdParam('email')
+  @ApiOk('EmailReference', 'Canceled.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
   @Post(':id/cancel')
   @HttpCode(200)
   cancel(@CurrentPrincipal() p: Principal, @Param('id') id: string) {

@@ -1,0 +1,260 @@
+import { randomUUID } from 'crypto';
+import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+
+/** The document as JSON: the spec walks it generically, so a typed model would only get in the way. */
+type Json = any;
+
+const API_ROUTES = [
+  'post /emails',
+  'get /emails',
+  'post /emails/batch',
+  'get /emails/{id}',
+  'patch /emails/{id}',
+  'post /emails/{id}/cancel',
+  'post /api-keys',
+  'get /api-keys',
+  'patch /api-keys/{id}',
+  'delete /api-keys/{id}',
+];
+const OPERATOR_ROUTES = ['get /health/live', 'get /health/ready', 'get /metrics', 'get /openapi.json'];
+const SEND_ROUTES = ['post /emails', 'post /emails/batch'];
+const REQUEST_BODIES: Record<string, string> = {
+  'post /emails': 'SendEmailRequest',
+  'post /emails/batch': 'SendBatchRequest',
+  'patch /emails/{id}': 'UpdateEmailRequest',
+  'post /api-keys': 'CreateApiKeyRequest',
+  'patch /api-keys/{id}': 'UpdateApiKeyRequest',
+};
+const KEY_ERRORS = [401, 403, 429];
+const ERROR_STATUSES: Record<string, number[]> = {
+  'post /emails': [...KEY_ERRORS, 400, 409, 413, 422],
+  'post /emails/batch': [...KEY_ERRORS, 400, 409, 413, 422],
+  'get /emails': [...KEY_ERRORS, 422],
+  'get /emails/{id}': [...KEY_ERRORS, 404, 422],
+  'patch /emails/{id}': [...KEY_ERRORS, 404, 422],
+  'post /emails/{id}/cancel': [...KEY_ERRORS, 404, 422],
+  'post /api-keys': [...KEY_ERRORS, 422],
+  'get /api-keys': KEY_ERRORS,
+  'patch /api-keys/{id}': [...KEY_ERRORS, 404, 422],
+  'delete /api-keys/{id}': [...KEY_ERRORS, 404, 422],
+};
+const KNOWN_PARAMETERS = ['id', 'limit', 'after', 'before', 'Idempotency-Key', 'x-batch-validation'];
+const PUBLIC_API_URL = 'https://api.herald.test';
+
+/** `/openapi.json` against the API that serves it: the routes, and the shapes it really answers with. */
+describe('the OpenAPI document', () => {
+  let api: TestApi;
+  let acme: TestTeam;
+  let doc: Json;
+
+  const operations = (): [string, Json][] =>
+    Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      Object.entries(item as Json).map(([method, op]): [string, Json] => [`${method} ${path}`, op]),
+    );
+  const operation = (route: string): Json => {
+    const [method, path] = route.split(' ');
+    return doc.paths[path][method];
+  };
+  const resolve = (ref: string): Json =>
+    ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: Json, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  const schema = (name: string): Json => doc.components.schemas[name];
+  const okSchema = (route: string): Json => operation(route).responses['200'].content['application/json'].schema;
+
+  /** What is wrong with `value` against a schema, for the OpenAPI 3.0 keywords the document uses. */
+  function problems(s: Json, value: unknown, at = '$'): string[] {
+    if (s.$ref) return problems(resolve(s.$ref), value, at);
+    if (value === null) return s.nullable ? [] : [`${at} is null`];
+    if (s.oneOf) {
+      const matches = s.oneOf.filter((option: Json) => problems(option, value, at).length === 0).length;
+      return matches === 1 ? [] : [`${at} matches ${matches} of its oneOf schemas`];
+    }
+    const type = Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
+    if (s.type && s.type !== type && !(s.type === 'number' && type === 'integer')) return [`${at} is a ${type}, not a ${s.type}`];
+    const out: string[] = [];
+    if (s.enum && !s.enum.includes(value)) out.push(`${at} is not one of ${s.enum.join(', ')}`);
+    if (typeof value === 'string') {
+      if (s.pattern && !new RegExp(s.pattern).test(value)) out.push(`${at} does not match ${s.pattern}`);
+      if (value.length < (s.minLength ?? 0) || value.length > (s.maxLength ?? Infinity)) out.push(`${at} has a bad length`);
+    }
+    if (Array.isArray(value)) {
+      if (value.length < (s.minItems ?? 0) || value.length > (s.maxItems ?? Infinity)) out.push(`${at} has a bad item count`);
+      value.forEach((item, i) => out.push(...problems(s.items ?? {}, item, `${at}[${i}]`)));
+    }
+    if (type === 'object') {
+      const object = value as Record<string, unknown>;
+      for (const key of s.required ?? []) if (!(key in object)) out.push(`${at}.${key} is missing`);
+      for (const [key, item] of Object.entries(object)) {
+        const property = s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : null);
+        if (property) out.push(...problems(property, item, `${at}.${key}`));
+        else if (s.properties) out.push(`${at}.${key} is not documented`);
+      }
+    }
+    return out;
+  }
+
+  beforeAll(async () => {
+    api = await startTestApi({ PUBLIC_API_URL });
+    acme = await api.team();
+    const response = await call(api.url, null, 'GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    doc = response.body;
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it('is OpenAPI 3 with the bearer key applied globally and the public URL as server', () => {
+    expect(doc.openapi).toMatch(/^3\.\d+\.\d+$/);
+    expect(doc.info).toMatchObject({ title: 'Herald API', version: expect.any(String) });
+    expect(doc.info.description).toContain('Authorization: Bearer hr_');
+    expect(doc.info.description).toContain('ratelimit-remaining');
+    expect(doc.servers).toEqual([{ url: PUBLIC_API_URL }]);
+    expect(doc.security).toEqual([{ bearer: [] }]);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.tags.map((t: Json) => t.name)).toEqual(['emails', 'api-keys', 'operations']);
+  });
+
+  it('lists exactly the routes the API serves, and the API serves each of them', async () => {
+    expect(operations().map(([route]) => route).sort()).toEqual([...API_ROUTES, ...OPERATOR_ROUTES].sort());
+    const unknown = await call(api.url, acme.token, 'GET', '/no-such-endpoint');
+    expect(unknown.status).toBe(404);
+    for (const route of API_ROUTES) {
+      const [method, path] = route.split(' ');
+      const served = await call(api.url, acme.token, method.toUpperCase(), path.replace('{id}', randomUUID()));
+      expect({ route, status: served.status, message: served.body.message }).not.toMatchObject({ message: unknown.body.message });
+      expect({ route, status: served.status }).not.toEqual({ route, status: 405 });
+    }
+    for (const route of OPERATOR_ROUTES) {
+      const served = await fetch(`${api.url}${route.split(' ')[1]}`);
+      expect({ route, status: served.status }).toEqual({ route, status: 200 });
+    }
+  });
+
+  it('marks the operator routes public and tagged, and every API route with an operation id and a tag', () => {
+    for (const [route, op] of operations()) {
+      expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
+      const expected = OPERATOR_ROUTES.includes(route)
+        ? { security: [], tags: ['operations'] }
+        : { security: undefined, tags: [expect.stringMatching(/^(emails|api-keys)$/)] };
+      expect({ route, security: op.security, tags: op.tags }).toEqual({ route, ...expected });
+    }
+  });
+
+  it('declares Idempotency-Key and x-batch-validation as optional headers, once each, on the send endpoints only', () => {
+    for (const [route, op] of operations()) {
+      const headers = (op.parameters ?? []).filter((p: Json) => p.in === 'header');
+      const expected = SEND_ROUTES.includes(route) ? ['Idempotency-Key'] : [];
+      if (route === 'post /emails/batch') expected.push('x-batch-validation');
+      expect({ route, headers: headers.map((h: Json) => h.name) }).toEqual({ route, headers: expected });
+      for (const h of headers) expect({ route, name: h.name, required: h.required }).toEqual({ route, name: h.name, required: false });
+    }
+    const [idempotencyKey, batchValidation] = operation('post /emails/batch').parameters;
+    expect(idempotencyKey.schema).toMatchObject({ type: 'string', minLength: 1, maxLength: 256 });
+    expect(batchValidation.schema).toEqual({ type: 'string', enum: ['strict', 'permissive'], default: 'strict' });
+  });
+
+  it('declares the pagination query of GET /emails and nothing reflected from `unknown` params', () => {
+    const query = operation('get /emails').parameters.filter((p: Json) => p.in === 'query');
+    expect(query.map((p: Json) => [p.name, p.required])).toEqual([['limit', false], ['after', false], ['before', false]]);
+    expect(query[0].schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    for (const [route, op] of operations()) {
+      for (const p of op.parameters ?? []) expect(KNOWN_PARAMETERS).toContain(p.name);
+    }
+    expect(Object.keys(doc.components.schemas)).not.toContain('Object');
+  });
+
+  it('gives each request body its schema, and no body to the other operations', () => {
+    for (const [route, op] of operations()) {
+      const body = REQUEST_BODIES[route];
+      const ref = op.requestBody?.content?.['application/json']?.schema?.$ref;
+      expect({ route, ref }).toEqual({ route, ref: body && `#/components/schemas/${body}` });
+    }
+    expect(schema('SendEmailRequest').required).toEqual(['from', 'to', 'subject']);
+    expect(schema('SendBatchRequest')).toMatchObject({ type: 'array', maxItems: 100, items: { $ref: '#/components/schemas/BatchEmail' } });
+    expect(Object.keys(schema('BatchEmail').properties)).not.toContain('attachments');
+    expect(schema('SendEmailRequest').properties.tags.maxItems).toBe(75);
+  });
+
+  it('describes the error responses of every API operation with the error body', () => {
+    const errorNames = schema('Error').properties.name.enum;
+    expect(errorNames).toEqual(
+      expect.arrayContaining(['validation_error', 'missing_api_key', 'restricted_api_key', 'invalid_idempotent_request', 'rate_limit_exceeded']),
+    );
+    for (const [route, errors] of Object.entries(ERROR_STATUSES)) {
+      const expected = ['200', ...errors.map(String)];
+      const responses = operation(route).responses;
+      expect({ route, statuses: Object.keys(responses).sort() }).toEqual({ route, statuses: [...expected].sort() });
+      for (const status of expected.filter((s) => s !== '200')) {
+        const content = responses[status].content['application/json'];
+        expect(content.schema).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(problems(content.schema, content.example)).toEqual([]);
+        expect(content.example.statusCode).toBe(Number(status));
+      }
+    }
+  });
+
+  it('resolves every $ref', () => {
+    const refs: string[] = [];
+    const walk = (node: Json): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        if (typeof node.$ref === 'string') refs.push(node.$ref);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(doc);
+    expect(refs.length).toBeGreaterThan(20);
+    expect(refs.filter((ref) => !ref.startsWith('#/') || resolve(ref) === undefined)).toEqual([]);
+  });
+
+  it('accepts a send built from the documented example, and answers in the documented shapes', async () => {
+    const example = schema('SendEmailRequest').example;
+    expect(problems(schema('SendEmailRequest'), example)).toEqual([]);
+    const sent = await call(api.url, acme.token, 'POST', '/emails', example, { 'Idempotency-Key': `openapi-${randomUUID()}` });
+    expect(sent.status).toBe(200);
+    expect(problems(okSchema('post /emails'), sent.body)).toEqual([]);
+
+    const email = await call(api.url, acme.token, 'GET', `/emails/${sent.body.id}`);
+    expect(email.status).toBe(200);
+    expect(problems(okSchema('get /emails/{id}'), email.body)).toEqual([]);
+    const page = await call(api.url, acme.token, 'GET', '/emails?limit=5');
+    expect(problems(okSchema('get /emails'), page.body)).toEqual([]);
+
+    const batchBody = schema('SendBatchRequest').example;
+    expect(problems(schema('SendBatchRequest'), batchBody)).toEqual([]);
+    const batch = await call(api.url, acme.token, 'POST', '/emails/batch', batchBody, { 'x-batch-validation': 'permissive' });
+    expect(batch.status).toBe(200);
+    expect(problems(okSchema('post /emails/batch'), batch.body)).toEqual([]);
+
+    const scheduled = await call(api.url, acme.token, 'POST', '/emails', { ...example, scheduled_at: 'in 1 hour' });
+    const reschedule = schema('UpdateEmailRequest').properties.scheduled_at.example;
+    const updated = await call(api.url, acme.token, 'PATCH', `/emails/${scheduled.body.id}`, { scheduled_at: reschedule });
+    expect(problems(okSchema('patch /emails/{id}'), updated.body)).toEqual([]);
+    const canceled = await call(api.url, acme.token, 'POST', `/emails/${scheduled.body.id}/cancel`);
+    expect(problems(okSchema('post /emails/{id}/cancel'), canceled.body)).toEqual([]);
+  });
+
+  it('answers the API key routes and errors in the documented shapes', async () => {
+    const created = await call(api.url, acme.token, 'POST', '/api-keys', { name: 'Docs', permission: 'sending_access' });
+    expect(created.status).toBe(200);
+    expect(problems(okSchema('post /api-keys'), created.body)).toEqual([]);
+    const keys = await call(api.url, acme.token, 'GET', '/api-keys');
+    expect(problems(okSchema('get /api-keys'), keys.body)).toEqual([]);
+    const renamed = await call(api.url, acme.token, 'PATCH', `/api-keys/${created.body.id}`, { name: 'Docs 2' });
+    expect(problems(okSchema('patch /api-keys/{id}'), renamed.body)).toEqual([]);
+    const deleted = await call(api.url, acme.token, 'DELETE', `/api-keys/${created.body.id}`);
+    expect(problems(okSchema('delete /api-keys/{id}'), deleted.body)).toEqual([]);
+
+    const errors = [
+      await call(api.url, null, 'GET', '/emails'),
+      await call(api.url, acme.token, 'POST', '/emails', { from: 'nobody' }),
+      await call(api.url, acme.token, 'GET', `/emails/${randomUUID()}`),
+      await call(api.url, acme.token, 'POST', '/emails', schema('SendEmailRequest').example, { 'Idempotency-Key': '' }),
+    ];
+    expect(errors.map((e) => e.status)).toEqual([401, 422, 404, 400]);
+    for (const error of errors) expect(problems(schema('Error'), error.body)).toEqual([]);
+  });
+});
