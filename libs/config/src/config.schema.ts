@@ -37,6 +37,22 @@ const planNumbers = z
     return out;
   });
 
+/** `region=value` pairs separated by commas; a value may contain spaces. */
+const regionPairs = z.string().transform((s, ctx) => {
+  const out: Record<string, string> = {};
+  for (const pair of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const at = pair.indexOf('=');
+    const region = pair.slice(0, at).trim();
+    const value = pair.slice(at + 1).trim();
+    if (at < 1 || !value) {
+      ctx.addIssue({ code: 'custom', message: `"${pair}" is not region=value` });
+      return z.NEVER;
+    }
+    out[region] = value;
+  }
+  return out;
+});
+
 export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -75,9 +91,44 @@ export const configSchema = z
     RECONCILE_INTERVAL_MS: int(50, 600_000).default(5000),
     RECONCILE_BATCH_SIZE: int(1, 10_000).default(500),
 
+    /** Base of the hostnames Herald publishes in customers' DNS (bounce MX, SPF include, tracking). */
+    MAIL_DOMAIN: z.string().regex(/^([a-z0-9-]+\.)+[a-z]{2,}$/, 'must be a lowercase domain name').default('herald.localhost'),
+    /** `region=host` pairs: the bounce MX of each region; default `bounce.<region>.<MAIL_DOMAIN>`. */
+    REGION_BOUNCE_HOSTS: regionPairs.default({}),
+    /** `region=mechanisms` pairs for the SPF record, e.g. `us-east-1=ip4:203.0.113.0/24`; default `include:_spf.<region>.<MAIL_DOMAIN>`. */
+    REGION_SPF: regionPairs.default({}),
+    /** 32 bytes, base64: encrypts DKIM private keys at rest. Required in production. */
+    DKIM_ENCRYPTION_KEY: z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+      .optional(),
+    /** DNS servers for domain verification and MX lookups (`ip` or `ip:port`); default: the system's. */
+    DNS_SERVERS: z
+      .string()
+      .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^[0-9a-fA-F:.[\]]+$/, 'must be ip or ip:port')))
+      .default([]),
+    DNS_TIMEOUT_MS: int(100, 60_000).default(5000),
+    /** How often verified domains are checked again, and pending ones while they wait. */
+    DOMAIN_RECHECK_INTERVAL_MS: int(1000, 7 * 86400_000).default(6 * 3600_000),
+    /** A domain whose records are not seen within this many hours of being added is failed. */
+    DOMAIN_VERIFY_WINDOW_HOURS: int(1, 720).default(72),
+
     DEV_BOOTSTRAP: bool.default(false),
     /** Fault injection for the crash-safety suites; refused in production. */
     HERALD_FAILPOINT: z.enum(['none', 'crash-after-commit']).default('none'),
+  })
+  .refine((c) => Object.keys(c.REGION_BOUNCE_HOSTS).every((r) => c.HERALD_REGIONS.includes(r)), {
+    path: ['REGION_BOUNCE_HOSTS'],
+    message: 'names a region that is not in HERALD_REGIONS',
+  })
+  .refine((c) => Object.keys(c.REGION_SPF).every((r) => c.HERALD_REGIONS.includes(r)), {
+    path: ['REGION_SPF'],
+    message: 'names a region that is not in HERALD_REGIONS',
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || c.DKIM_ENCRYPTION_KEY !== undefined, {
+    path: ['DKIM_ENCRYPTION_KEY'],
+    message: 'is required in production',
   })
   .refine((c) => c.NODE_ENV !== 'production' || c.HERALD_FAILPOINT === 'none', {
     path: ['HERALD_FAILPOINT'],

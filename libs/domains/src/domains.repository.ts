@@ -1,0 +1,266 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { DkimKey, DkimKeyState, DmarcReport, Domain, DomainRecord, DomainStatus, DomainTls, RecordStatus } from './domain.types';
+
+interface DomainRow {
+  id: string;
+  team_id: string;
+  name: string;
+  region: string;
+  status: DomainStatus;
+  custom_return_path: string;
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tracking_subdomain: string | null;
+  tls: DomainTls;
+  records: DomainRecord[];
+  dmarc: DmarcReport | null;
+  verification_started_at: Date | null;
+  verified_at: Date | null;
+  last_checked_at: Date | null;
+  next_check_at: Date | null;
+  created_at: Date;
+}
+
+interface DkimKeyRow {
+  id: string;
+  domain_id: string;
+  selector: string;
+  algorithm: DkimKey['algorithm'];
+  public_key: string;
+  private_key: Buffer;
+  state: DkimKeyState;
+  dns_status: RecordStatus;
+  created_at: Date;
+  activated_at: Date | null;
+  retired_at: Date | null;
+}
+
+export type NewDomain = Omit<Domain, 'status' | 'dmarc' | 'verificationStartedAt' | 'verifiedAt' | 'lastCheckedAt' | 'nextCheckAt' | 'createdAt'>;
+export type NewDkimKey = Omit<DkimKey, 'dnsStatus' | 'createdAt' | 'activatedAt' | 'retiredAt'>;
+
+/** What a verification pass writes back. */
+export interface VerificationResult {
+  status: DomainStatus;
+  records: DomainRecord[];
+  dmarc: DmarcReport | null;
+  /** DNS status per DKIM key id (a key's own record). */
+  dkimStatuses: Record<string, RecordStatus>;
+  verifiedAt: Date | null;
+  nextCheckAt: Date | null;
+}
+
+export type DomainChanges = Partial<Pick<Domain, 'openTracking' | 'clickTracking' | 'trackingSubdomain' | 'tls' | 'records' | 'status'>>;
+
+interface PgError {
+  code?: string;
+  constraint?: string;
+  driverError?: PgError;
+}
+
+/** Postgres unique violation on the domain name (another team, or the same, has it). */
+export function isDomainNameTaken(error: unknown): boolean {
+  const e = (error ?? {}) as PgError;
+  const pg = e.driverError ?? e;
+  return pg.code === '23505' && pg.constraint === 'domains_name_key';
+}
+
+const COLUMNS = `id, team_id, name, region, status, custom_return_path, open_tracking, click_tracking, tracking_subdomain,
+  tls, records, dmarc, verification_started_at, verified_at, last_checked_at, next_check_at, created_at`;
+
+/**
+ * Sending domains and their DKIM keys. Every tenant method takes the team first; the methods
+ * for background verification (by id, due list) are named for what they serve.
+ */
+@Injectable()
+export class DomainsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Inserts a domain with its keys atomically. Throws a unique violation (isDomainNameTaken) if the name exists. */
+  async create(domain: NewDomain, keys: NewDkimKey[]): Promise<Domain> {
+    return this.db.transaction(async (m) => {
+      const [row]: DomainRow[] = await m.query(
+        `INSERT INTO domains (id, team_id, name, region, custom_return_path, open_tracking, click_tracking,
+           tracking_subdomain, tls, records)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
+        [
+          domain.id,
+          domain.teamId,
+          domain.name,
+          domain.region,
+          domain.customReturnPath,
+          domain.openTracking,
+          domain.clickTracking,
+          domain.trackingSubdomain,
+          domain.tls,
+          JSON.stringify(domain.records),
+        ],
+      );
+      for (const key of keys) await this.insertKey(m, key);
+      return toDomain(row);
+    });
+  }
+
+  async insertKey(m: EntityManager, key: NewDkimKey): Promise<void> {
+    await m.query(
+      `INSERT INTO dkim_keys (id, domain_id, selector, algorithm, public_key, private_key, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [key.id, key.domainId, key.selector, key.algorithm, key.publicKey, key.privateKeyEncrypted, key.state],
+    );
+  }
+
+  async get(teamId: string, id: string): Promise<Domain | null> {
+    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND id = $2`, [teamId, id]);
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  /** The team's domain with this name (case-insensitive), e.g. the `from` domain of an email. */
+  async findByName(teamId: string, name: string): Promise<Domain | null> {
+    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND lower(name) = lower($2)`, [
+      teamId,
+      name,
+    ]);
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  /** Whoever holds this name, for operators (`herald domain verify NAME`) and the conflict check. */
+  async findAnyByName(name: string): Promise<Domain | null> {
+    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE lower(name) = lower($1)`, [name]);
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  async getById(id: string): Promise<Domain | null> {
+    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE id = $1`, [id]);
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  async list(teamId: string): Promise<Domain[]> {
+    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 ORDER BY created_at DESC, id DESC`, [
+      teamId,
+    ]);
+    return rows.map(toDomain);
+  }
+
+  async update(teamId: string, id: string, changes: DomainChanges): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE domains SET
+         open_tracking = coalesce($3, open_tracking),
+         click_tracking = coalesce($4, click_tracking),
+         tracking_subdomain = CASE WHEN $5::boolean THEN $6 ELSE tracking_subdomain END,
+         tls = coalesce($7, tls),
+         records = coalesce($8::jsonb, records),
+         status = coalesce($9, status)
+       WHERE team_id = $1 AND id = $2`,
+      [
+        teamId,
+        id,
+        changes.openTracking ?? null,
+        changes.clickTracking ?? null,
+        changes.trackingSubdomain !== undefined,
+        changes.trackingSubdomain ?? null,
+        changes.tls ?? null,
+        changes.records ? JSON.stringify(changes.records) : null,
+        changes.status ?? null,
+      ],
+    );
+    return rowCount(result) === 1;
+  }
+
+  async delete(teamId: string, id: string): Promise<Domain | null> {
+    const rows: DomainRow[] = await this.db.query(`DELETE FROM domains WHERE team_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [teamId, id]);
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  /** Marks a verification requested (POST /domains/:id/verify): checked at the next pass. */
+  async requestVerification(teamId: string, id: string, at: Date): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE domains SET next_check_at = $3,
+         verification_started_at = coalesce(verification_started_at, $3),
+         status = CASE WHEN status = 'not_started' THEN 'pending' ELSE status END
+       WHERE team_id = $1 AND id = $2`,
+      [teamId, id, at],
+    );
+    return rowCount(result) === 1;
+  }
+
+  /** Domains whose check is due, locked so that concurrent verifiers take different ones. */
+  async claimDue(m: EntityManager, now: Date, limit: number): Promise<Domain[]> {
+    const rows: DomainRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM domains WHERE next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    );
+    return rows.map(toDomain);
+  }
+
+  async saveVerification(id: string, result: VerificationResult, m: EntityManager = this.db.manager): Promise<void> {
+    await m.query(
+      `UPDATE domains SET status = $2, records = $3, dmarc = $4, verified_at = $5, next_check_at = $6, last_checked_at = now()
+       WHERE id = $1`,
+      [id, result.status, JSON.stringify(result.records), result.dmarc ? JSON.stringify(result.dmarc) : null, result.verifiedAt, result.nextCheckAt],
+    );
+    for (const [keyId, status] of Object.entries(result.dkimStatuses)) {
+      await m.query(`UPDATE dkim_keys SET dns_status = $3 WHERE domain_id = $1 AND id = $2`, [id, keyId, status]);
+    }
+  }
+
+  /** Keys of a domain that are not retired, oldest first. */
+  async keys(domainId: string): Promise<DkimKey[]> {
+    const rows: DkimKeyRow[] = await this.db.query(
+      `SELECT * FROM dkim_keys WHERE domain_id = $1 AND state <> 'retired' ORDER BY created_at, id`,
+      [domainId],
+    );
+    return rows.map(toKey);
+  }
+
+  async setKeyState(domainId: string, keyId: string, state: DkimKeyState, m: EntityManager = this.db.manager): Promise<void> {
+    await m.query(
+      `UPDATE dkim_keys SET state = $3,
+         activated_at = CASE WHEN $3 = 'active' THEN now() ELSE activated_at END,
+         retired_at = CASE WHEN $3 = 'retired' THEN now() ELSE retired_at END
+       WHERE domain_id = $1 AND id = $2`,
+      [domainId, keyId, state],
+    );
+  }
+}
+
+function rowCount(result: unknown): number {
+  return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+}
+
+function toDomain(r: DomainRow): Domain {
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    name: r.name,
+    region: r.region,
+    status: r.status,
+    customReturnPath: r.custom_return_path,
+    openTracking: r.open_tracking,
+    clickTracking: r.click_tracking,
+    trackingSubdomain: r.tracking_subdomain,
+    tls: r.tls,
+    records: r.records,
+    dmarc: r.dmarc,
+    verificationStartedAt: r.verification_started_at,
+    verifiedAt: r.verified_at,
+    lastCheckedAt: r.last_checked_at,
+    nextCheckAt: r.next_check_at,
+    createdAt: r.created_at,
+  };
+}
+
+function toKey(r: DkimKeyRow): DkimKey {
+  return {
+    id: r.id,
+    domainId: r.domain_id,
+    selector: r.selector,
+    algorithm: r.algorithm,
+    publicKey: r.public_key,
+    privateKeyEncrypted: r.private_key,
+    state: r.state,
+    dnsStatus: r.dns_status,
+    createdAt: r.created_at,
+    activatedAt: r.activated_at,
+    retiredAt: r.retired_at,
+  };
+}

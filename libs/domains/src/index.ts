@@ -1,0 +1,2 @@
+export * from './domain.types';
+export * from './domains.repository';
