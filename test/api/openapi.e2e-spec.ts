@@ -15,6 +15,13 @@ const API_ROUTES = [
   'get /api-keys',
   'patch /api-keys/{id}',
   'delete /api-keys/{id}',
+  'post /domains',
+  'get /domains',
+  'get /domains/{id}',
+  'patch /domains/{id}',
+  'delete /domains/{id}',
+  'post /domains/{id}/verify',
+  'post /domains/{id}/dkim/rotate',
 ];
 const OPERATOR_ROUTES = ['get /health/live', 'get /health/ready', 'get /metrics', 'get /openapi.json'];
 const SEND_ROUTES = ['post /emails', 'post /emails/batch'];
@@ -24,6 +31,8 @@ const REQUEST_BODIES: Record<string, string> = {
   'patch /emails/{id}': 'UpdateEmailRequest',
   'post /api-keys': 'CreateApiKeyRequest',
   'patch /api-keys/{id}': 'UpdateApiKeyRequest',
+  'post /domains': 'CreateDomainRequest',
+  'patch /domains/{id}': 'UpdateDomainRequest',
 };
 const KEY_ERRORS = [401, 403, 429];
 const ERROR_STATUSES: Record<string, number[]> = {
@@ -37,6 +46,13 @@ const ERROR_STATUSES: Record<string, number[]> = {
   'get /api-keys': KEY_ERRORS,
   'patch /api-keys/{id}': [...KEY_ERRORS, 404, 422],
   'delete /api-keys/{id}': [...KEY_ERRORS, 404, 422],
+  'post /domains': [...KEY_ERRORS, 422],
+  'get /domains': [...KEY_ERRORS, 422],
+  'get /domains/{id}': [...KEY_ERRORS, 404, 422],
+  'patch /domains/{id}': [...KEY_ERRORS, 404, 422],
+  'delete /domains/{id}': [...KEY_ERRORS, 404, 422],
+  'post /domains/{id}/verify': [...KEY_ERRORS, 404, 422],
+  'post /domains/{id}/dkim/rotate': [...KEY_ERRORS, 404, 422],
 };
 const KNOWN_PARAMETERS = ['id', 'limit', 'after', 'before', 'Idempotency-Key', 'x-batch-validation'];
 const PUBLIC_API_URL = 'https://api.herald.test';
@@ -114,7 +130,7 @@ describe('the OpenAPI document', () => {
     expect(doc.servers).toEqual([{ url: PUBLIC_API_URL }]);
     expect(doc.security).toEqual([{ bearer: [] }]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(doc.tags.map((t: Json) => t.name)).toEqual(['emails', 'api-keys', 'operations']);
+    expect(doc.tags.map((t: Json) => t.name)).toEqual(['emails', 'api-keys', 'domains', 'operations']);
   });
 
   it('lists exactly the routes the API serves, and the API serves each of them', async () => {
@@ -138,7 +154,7 @@ describe('the OpenAPI document', () => {
       expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
       const expected = OPERATOR_ROUTES.includes(route)
         ? { security: [], tags: ['operations'] }
-        : { security: undefined, tags: [expect.stringMatching(/^(emails|api-keys)$/)] };
+        : { security: undefined, tags: [expect.stringMatching(/^(emails|api-keys|domains)$/)] };
       expect({ route, security: op.security, tags: op.tags }).toEqual({ route, ...expected });
     }
   });
@@ -156,10 +172,13 @@ describe('the OpenAPI document', () => {
     expect(batchValidation.schema).toEqual({ type: 'string', enum: ['strict', 'permissive'], default: 'strict' });
   });
 
-  it('declares the pagination query of GET /emails and nothing reflected from `unknown` params', () => {
+  it('declares the pagination query of GET /emails and GET /domains and nothing reflected from `unknown` params', () => {
     const query = operation('get /emails').parameters.filter((p: Json) => p.in === 'query');
     expect(query.map((p: Json) => [p.name, p.required])).toEqual([['limit', false], ['after', false], ['before', false]]);
     expect(query[0].schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    const domains = operation('get /domains').parameters.filter((p: Json) => p.in === 'query');
+    expect(domains.map((p: Json) => [p.name, p.required])).toEqual([['limit', false], ['after', false], ['before', false]]);
+    expect(domains[0].schema).toEqual({ type: 'integer', minimum: 1, maximum: 100 });
     for (const [route, op] of operations()) {
       for (const p of op.parameters ?? []) expect(KNOWN_PARAMETERS).toContain(p.name);
     }
@@ -256,5 +275,37 @@ describe('the OpenAPI document', () => {
     ];
     expect(errors.map((e) => e.status)).toEqual([401, 422, 404, 400]);
     for (const error of errors) expect(problems(schema('Error'), error.body)).toEqual([]);
+  });
+
+  it('answers the domain routes in the documented shapes, the Herald extensions included', async () => {
+    const example = schema('CreateDomainRequest').example;
+    expect(problems(schema('CreateDomainRequest'), example)).toEqual([]);
+    const name = `openapi-${randomUUID().slice(0, 8)}.example`;
+    const body = { ...example, name, tracking_subdomain: 'links', dkim_algorithms: ['rsa-sha256', 'ed25519-sha256'] };
+    expect(problems(schema('CreateDomainRequest'), body)).toEqual([]);
+    const created = await call(api.url, acme.token, 'POST', '/domains', body);
+    expect(created.status).toBe(200);
+    expect(problems(okSchema('post /domains'), created.body)).toEqual([]);
+    const id = created.body.id;
+
+    const page = await call(api.url, acme.token, 'GET', '/domains');
+    expect(problems(okSchema('get /domains'), page.body)).toEqual([]);
+    const update = schema('UpdateDomainRequest').example;
+    expect(problems(schema('UpdateDomainRequest'), update)).toEqual([]);
+    const updated = await call(api.url, acme.token, 'PATCH', `/domains/${id}`, update);
+    expect(problems(okSchema('patch /domains/{id}'), updated.body)).toEqual([]);
+    const verified = await call(api.url, acme.token, 'POST', `/domains/${id}/verify`);
+    expect(problems(okSchema('post /domains/{id}/verify'), verified.body)).toEqual([]);
+    const rotated = await call(api.url, acme.token, 'POST', `/domains/${id}/dkim/rotate`);
+    expect(problems(okSchema('post /domains/{id}/dkim/rotate'), rotated.body)).toEqual([]);
+    const got = await call(api.url, acme.token, 'GET', `/domains/${id}`);
+    expect(got.body.records.length).toBeGreaterThan(created.body.records.length);
+    expect(problems(okSchema('get /domains/{id}'), got.body)).toEqual([]);
+    const deleted = await call(api.url, acme.token, 'DELETE', `/domains/${id}`);
+    expect(problems(okSchema('delete /domains/{id}'), deleted.body)).toEqual([]);
+
+    const region = await call(api.url, acme.token, 'POST', '/domains', { name, region: 'nowhere-1' });
+    expect(region.status).toBe(422);
+    expect(problems(schema('Error'), region.body)).toEqual([]);
   });
 });

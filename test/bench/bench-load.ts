@@ -1,4 +1,5 @@
 import autocannon, { Result } from 'autocannon';
+import { CpuSplit, meterCpu } from './cpu-meter';
 
 /** One phase's figures, as printed and written to the results file. */
 export interface LoadFigures {
@@ -13,11 +14,15 @@ export interface LoadFigures {
   non2xx: Record<string, number>;
   errors: number;
   timeouts: number;
+  /** CPU-seconds the phase cost the server, the load generator and the rest of the machine. */
+  cpu: CpuSplit | null;
 }
 
 export interface LoadSpec {
   name: string;
   url: string;
+  /** The server's process (the cluster primary, its workers counted too). */
+  serverPid: number;
   path: string;
   body: string;
   headers?: Record<string, string>;
@@ -31,6 +36,7 @@ export interface LoadSpec {
 
 /** Runs autocannon for `seconds` and turns its result into figures. */
 export async function load(spec: LoadSpec): Promise<LoadFigures> {
+  const cpu = meterCpu(spec.serverPid);
   const result = await autocannon({
     url: spec.url,
     connections: spec.connections,
@@ -46,10 +52,10 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
       },
     ],
   });
-  return figures(spec, result);
+  return figures(spec, result, cpu());
 }
 
-function figures(spec: LoadSpec, result: Result): LoadFigures {
+function figures(spec: LoadSpec, result: Result, cpu: CpuSplit | null): LoadFigures {
   const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
   const non2xx: Record<string, number> = {};
   for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
@@ -66,6 +72,7 @@ function figures(spec: LoadSpec, result: Result): LoadFigures {
     non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    cpu,
   };
 }
 

@@ -11,6 +11,7 @@ export interface Durability {
   distinctAcceptedIds: number;
   acceptedIdsInPostgres: number;
   rowsInPostgres: number;
+  schema: string;
   stream: string;
   messagesOnStream: number;
   non2xx: number;
@@ -19,7 +20,16 @@ export interface Durability {
 
 export interface BenchReport {
   date: string;
-  machine: { cpu: string; cpus: number; node: string; postgres: string; synchronousCommit: string; nats: string };
+  machine: {
+    cpu: string;
+    cpus: number;
+    node: string;
+    postgres: string;
+    synchronousCommit: string;
+    nats: string;
+    /** Busy share of the machine in the second before the bench started anything. */
+    backgroundLoad: number | null;
+  };
   api: { workers: number; command: string };
   bare: LoadFigures;
   single: LoadFigures;
@@ -29,61 +39,79 @@ export interface BenchReport {
   targets: typeof TARGETS & { singleMet: boolean; batchMet: boolean };
 }
 
-const n = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const pad = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(width - s.length) + s);
-const failures = (f: LoadFigures) => {
+const n = (value: number, digits = 0) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const right = (s: string, width: number) => s.padStart(width);
+
+function failures(f: LoadFigures): string {
   const statuses = Object.entries(f.non2xx).map(([status, count]) => `${count}×${status}`);
   if (f.errors) statuses.push(`${f.errors} socket errors`);
   if (f.timeouts) statuses.push(`${f.timeouts} timeouts`);
-  return statuses.join(', ') || '0';
-};
+  return statuses.join(', ') || 'none';
+}
+
+/** CPU µs per email (bare Fastify: per request) by who spent it, and the machine's idle share. */
+function cpuLine(f: LoadFigures): string {
+  const c = f.cpu;
+  if (!c) return `  ${f.name}: CPU figures need Linux /proc`;
+  const units = (f.emailsPerSecond || f.requestsPerSecond) * f.seconds;
+  const us = (cpuSeconds: number, width: number) => right(n((cpuSeconds * 1e6) / units), width);
+  const total = c.server + c.loadGenerator + c.postgres + c.redis + c.nats + c.other + c.idle;
+  return (
+    `  ${f.name.padEnd(26)}${us(c.server, 7)}${us(c.loadGenerator, 8)}${us(c.postgres, 9)}${us(c.redis, 6)}` +
+    `${us(c.nats, 6)}${us(c.other, 6)}${right(`${n((c.idle / total) * 100)}%`, 6)}${right(c.server > 0 ? n(units / c.server) : '-', 10)}`
+  );
+}
 
 export function printReport(r: BenchReport): void {
-  const lines: string[] = [];
-  const row = (cells: string[]) => lines.push(`  ${cells[0].padEnd(34)}${cells.slice(1).map((c, i) => pad(c, [9, 11, 8, 8, 9][i] ?? 10)).join('')}   ${cells.length > 6 ? '' : ''}`);
-  lines.push('');
-  lines.push(`Herald API bench, ${r.date}`);
-  lines.push(`  machine: ${r.machine.cpus} × ${r.machine.cpu}, Node ${r.machine.node}; load generator, API, Postgres, Redis and NATS share it`);
-  lines.push(`  Postgres ${r.machine.postgres} (synchronous_commit=${r.machine.synchronousCommit}), NATS ${r.machine.nats} (JetStream file store, R1)`);
-  lines.push(`  API: ${r.api.command}`);
-  lines.push('');
-  row(['', 'req/s', 'emails/s', 'p50 ms', 'p99 ms', 'max ms']);
-  for (const f of [r.bare, r.single, r.batch]) {
-    row([
-      `${f.name} (${f.connections} conn)`,
-      n(f.requestsPerSecond),
-      f.emailsPerSecond ? n(f.emailsPerSecond) : '-',
-      n(f.latencyMs.p50),
-      n(f.latencyMs.p99),
-      n(f.latencyMs.max),
-    ]);
+  const lines: string[] = [''];
+  const out = (line = '') => lines.push(line);
+  const m = r.machine;
+  out(`Herald API bench, ${r.date}`);
+  out(`  machine: ${m.cpus} × ${m.cpu}, Node ${m.node}; the load generator, the API, Postgres, Redis and NATS all share it`);
+  out(`  Postgres ${m.postgres} (synchronous_commit=${m.synchronousCommit}), NATS ${m.nats} (JetStream file store, R1)`);
+  if (m.backgroundLoad !== null) {
+    const busy = `${n(m.backgroundLoad * 100)}%`;
+    out(`  machine busy before the bench: ${busy}${m.backgroundLoad > 0.15 ? '  WARNING: other work is running; figures are low and noisy' : ''}`);
   }
-  lines.push('');
-  lines.push(`  Herald single-send req/s ÷ bare Fastify req/s: ${n(r.ratio, 3)} (bare Fastify is ${n(1 / r.ratio, 1)}× faster)`);
-  lines.push('');
+  out(`  API: ${r.api.command}`);
+  out();
+  out(`  ${''.padEnd(34)}${right('req/s', 9)}${right('emails/s', 10)}${right('p50 ms', 8)}${right('p99 ms', 8)}${right('max ms', 8)}  non-2xx / errors`);
+  for (const f of [r.bare, r.single, r.batch]) {
+    out(
+      `  ${`${f.name} (${f.connections} conn)`.padEnd(34)}${right(n(f.requestsPerSecond), 9)}` +
+        `${right(f.emailsPerSecond ? n(f.emailsPerSecond) : '-', 10)}${right(n(f.latencyMs.p50), 8)}` +
+        `${right(n(f.latencyMs.p99), 8)}${right(n(f.latencyMs.max), 8)}  ${failures(f)}`,
+    );
+  }
+  out();
+  out(`  Herald POST /emails req/s ÷ bare Fastify req/s = ${n(r.ratio, 3)} (the bare route answers ${n(1 / r.ratio, 1)}× as many)`);
+  out();
   const t = r.targets;
-  lines.push(
-    `  target POST /emails:       ≥ ${n(t.singleEmailsPerSecond)} emails/s with p99 < ${t.singleP99Ms} ms  ->  ` +
-      `${n(r.single.emailsPerSecond)}/s, p99 ${n(r.single.latencyMs.p99)} ms: ${t.singleMet ? 'MET' : 'MISSED'}`,
+  out(
+    `  target POST /emails        ≥ ${n(t.singleEmailsPerSecond)} emails/s, p99 < ${t.singleP99Ms} ms:  ` +
+      `${n(r.single.emailsPerSecond)}/s, p99 ${n(r.single.latencyMs.p99)} ms  ${t.singleMet ? 'MET' : 'MISSED'}`,
   );
-  lines.push(
-    `  target POST /emails/batch: ≥ ${n(t.batchEmailsPerSecond)} emails/s                  ->  ` +
-      `${n(r.batch.emailsPerSecond)}/s: ${t.batchMet ? 'MET' : 'MISSED'}`,
+  out(
+    `  target POST /emails/batch  ≥ ${n(t.batchEmailsPerSecond)} emails/s:               ` +
+      `${n(r.batch.emailsPerSecond)}/s  ${t.batchMet ? 'MET' : 'MISSED'}`,
   );
-  lines.push('');
+  out();
+  out('  CPU µs per email (bare Fastify: per request), by process; "other" is work that is not the');
+  out("  bench's (noise on a shared machine); capacity = emails (requests) per second per server vCPU:");
+  out(`  ${''.padEnd(26)}${right('server', 7)}${right('loadgen', 8)}${right('postgres', 9)}${right('redis', 6)}${right('nats', 6)}${right('other', 6)}${right('idle', 6)}${right('capacity', 10)}`);
+  for (const f of [r.bare, r.single, r.batch]) out(cpuLine(f));
+  out();
   const d = r.durability;
-  const allFound = d.acceptedIdsInPostgres === d.distinctAcceptedIds && d.distinctAcceptedIds === d.acceptedEmails;
-  lines.push(`  durability (all phases, warm-ups included; counted after the API drained and stopped):`);
-  lines.push(`    emails accepted with a 2xx:          ${pad(n(d.acceptedEmails), 10)}`);
-  lines.push(`    of their ids, committed in Postgres: ${pad(n(d.acceptedIdsInPostgres), 10)}  ${allFound ? 'OK: every accepted email is committed' : 'LOST EMAILS'}`);
-  lines.push(`    rows in the emails table:            ${pad(n(d.rowsInPostgres), 10)}  (more than accepted = requests cut off by the load generator's stop)`);
-  lines.push(
-    `    messages on ${d.stream}: ${pad(n(d.messagesOnStream), Math.max(1, 24 - d.stream.length) + 10)}  ` +
-      `${d.messagesOnStream >= d.acceptedEmails && d.messagesOnStream === d.rowsInPostgres ? 'OK: every committed email is published' : 'MISMATCH'}`,
-  );
-  lines.push(`    non-2xx responses: ${n(d.non2xx)}, socket errors/timeouts: ${n(d.errors)}`);
-  lines.push(`  failures per phase: ${[r.bare, r.single, r.batch].map((f) => `${f.name}: ${failures(f)}`).join('; ')}`);
-  lines.push('');
+  const committed = d.acceptedIdsInPostgres === d.acceptedEmails && d.distinctAcceptedIds === d.acceptedEmails;
+  const published = d.messagesOnStream === d.rowsInPostgres && d.messagesOnStream >= d.acceptedEmails;
+  out('  durability, over every phase including warm-ups, counted after the API drained and stopped:');
+  out(`    emails answered 2xx                      ${right(n(d.acceptedEmails), 10)}`);
+  out(`    of their ids, rows in Postgres           ${right(n(d.acceptedIdsInPostgres), 10)}  ${committed ? 'OK, every accepted email is committed' : 'NOT OK: accepted emails are missing'}`);
+  out(`    rows in ${`${d.schema}.emails`.padEnd(33)}${right(n(d.rowsInPostgres), 10)}  (the excess: requests cut off when a load run stopped)`);
+  out(`    messages on ${d.stream.padEnd(28)}${right(n(d.messagesOnStream), 10)}  ${published ? 'OK, every committed email is published' : 'NOT OK: committed emails are not on the stream'}`);
+  out(`    non-2xx responses ${n(d.non2xx)}, socket errors and timeouts ${n(d.errors)}`);
+  out();
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -171,8 +171,8 @@ describe('k8s manifests', () => {
       expect(overlay.configMapGenerator?.find((g) => g.name === 'herald-config')?.behavior).toBe('merge');
       expect(settings.NATS_URL).toContain(dir);
       seen.add(settings.HERALD_REGION);
-      // The merged ConfigMap, plus the Secret's keys, is a configuration Herald boots with.
-      const config = loadConfig({ ...base, ...settings, DATABASE_URL: 'postgres://h@db/herald', REDIS_URL: 'redis://redis:6379' });
+      // The merged ConfigMap, plus the Secret's keys (herald-secrets), is a configuration Herald boots with.
+      const config = loadConfig({ ...base, ...settings, DATABASE_URL: 'postgres://h@db/herald', REDIS_URL: 'redis://redis:6379', DKIM_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
       expect(config.HERALD_REGION).toBe(dir);
     }
     expect(seen.size).toBe(REGIONS.length);

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
+import { DomainsModule, DomainVerificationListener, DomainVerificationModule } from '@herald/domains';
 import { DispatchReconcilerModule, EmailsModule } from '@herald/emails';
 import { IdempotencyPurgerModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
@@ -8,9 +9,13 @@ import { LoggingOptions, ObservabilityHttpModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
+import { DomainsController } from './domains/domains.controller';
 import { EmailsController } from './emails/emails.controller';
 
-/** The REST API role: Resend-compatible endpoints, plus the dispatch reconciler of its region. */
+/**
+ * The REST API role: Resend-compatible endpoints, plus the background work of its region: the
+ * dispatch reconciler, the idempotency purge and domain verification.
+ */
 @Module({})
 export class ApiModule {
   static forConfig(config: HeraldConfig, logging: LoggingOptions = {}): DynamicModule {
@@ -22,10 +27,12 @@ export class ApiModule {
         AccountsModule,
         LimitsModule,
         EmailsModule,
+        DomainsModule,
+        DomainVerificationModule.forRoot({ imports: [DomainsModule], listener: DomainVerificationListener }),
         DispatchReconcilerModule,
         IdempotencyPurgerModule,
       ],
-      controllers: [EmailsController, ApiKeysController],
+      controllers: [EmailsController, ApiKeysController, DomainsController],
       providers: [ApiKeyGuard],
     };
   }

@@ -3,6 +3,7 @@ import { isHeraldError } from '@herald/core';
 import { runMigrations } from '@herald/database';
 import { createKey, createTeam, developmentCredentials } from './accounts.commands';
 import { parseFlags, UsageError } from './args';
+import { verifyDomain } from './domain.commands';
 import { ROLES, RoleName, startAll, startRole, Started } from './roles';
 
 const USAGE = `Usage: herald <command>
@@ -11,6 +12,7 @@ const USAGE = `Usage: herald <command>
   migrate                               apply pending database migrations
   team create --name N [--region R] [--plan P] [--rate-limit N]
   key create --team ID [--permission full_access|sending_access] [--name N]
+  domain verify NAME [--dry-run]        check a domain's DNS records now and show what DNS answered
   regions                               list the configured regions
 Every command prints JSON. Configuration comes from the environment (see .env.example).`;
 
@@ -18,7 +20,7 @@ const print = (value: unknown): void => void process.stdout.write(`${JSON.string
 
 async function main(argv: string[]): Promise<void> {
   const { positional, flags } = parseFlags(argv);
-  const [command, sub] = positional;
+  const [command, sub, argument] = positional;
   if (!command || command === 'help' || flags.help) return void process.stdout.write(`${USAGE}\n`);
   const config = loadConfig(process.env, command === 'all' ? { DEV_BOOTSTRAP: process.env.DEV_BOOTSTRAP ?? 'true' } : {});
 
@@ -26,6 +28,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'migrate') return print({ object: 'migrations', schema: config.DATABASE_SCHEMA, applied: await runMigrations(config) });
   if (command === 'team' && sub === 'create') return print(await createTeam(config, flags));
   if (command === 'key' && sub === 'create') return print(await createKey(config, flags));
+  if (command === 'domain' && sub === 'verify') return print(await verifyDomain(config, argument, flags));
   if (command === 'all') return runAll(config);
   if ((ROLES as readonly string[]).includes(command)) return run([await startRole(command as RoleName, config)]);
   throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"`);

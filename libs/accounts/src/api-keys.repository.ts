@@ -29,6 +29,15 @@ export class ApiKeysRepository {
     return key;
   }
 
+  /**
+   * Whether the team has this domain. A plain query rather than the domains context's
+   * repository, so that accounts does not depend on domains (which may come to depend on it).
+   */
+  async teamHasDomain(teamId: string, domainId: string): Promise<boolean> {
+    const rows: unknown[] = await this.keys.query('SELECT 1 FROM domains WHERE team_id = $1 AND id = $2', [teamId, domainId]);
+    return rows.length > 0;
+  }
+
   /** Newest first; the id breaks ties so the order is stable. */
   listByTeam(teamId: string): Promise<ApiKey[]> {
     return this.keys.find({ where: { teamId }, order: { createdAt: 'DESC', id: 'DESC' } });

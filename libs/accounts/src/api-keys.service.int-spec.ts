@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -63,6 +63,13 @@ describe('ApiKeysService (Postgres)', () => {
     otherTeam = await app.get(TeamsService).create({ name: 'Globex' });
   });
 
+  /** A bare domain row: accounts knows domains only as the table its keys reference. */
+  const addDomain = async (teamId: string, name: string): Promise<string> => {
+    const id = randomUUID();
+    await db.query(`INSERT INTO domains (id, team_id, name, region) VALUES ($1, $2, $3, 'us-east-1')`, [id, teamId, name]);
+    return id;
+  };
+
   afterAll(async () => {
     await app?.close();
     await isolated?.cleanup();
@@ -94,6 +101,20 @@ describe('ApiKeysService (Postgres)', () => {
       ).rejects.toMatchObject({ code: 'validation_error' });
     });
 
+    it('restricts a sending key only to a domain of its own team', async () => {
+      const ours = await addDomain(team.id, 'keys-ours.example');
+      const theirs = await addDomain(otherTeam.id, 'keys-theirs.example');
+      const restricted = await keys.create(team.id, { name: 'sender', permission: 'sending_access', domain_id: ours });
+      const [row] = await db.query('SELECT domain_id FROM api_keys WHERE id = $1', [restricted.id]);
+      expect(row.domain_id).toBe(ours);
+      for (const domainId of [theirs, '3f1c2b9e-8f5e-4c1a-9a57-0d3b0f3c1e2a']) {
+        await expect(keys.create(team.id, { name: 'k', permission: 'sending_access', domain_id: domainId })).rejects.toMatchObject({
+          code: 'validation_error',
+          message: expect.stringContaining('Domain not found'),
+        });
+      }
+    });
+
     it('counts the 50-character limit in characters, as the database does', async () => {
       await expect(keys.create(team.id, { name: '🔑'.repeat(50) })).resolves.toHaveProperty('token');
     });
@@ -113,7 +134,7 @@ describe('ApiKeysService (Postgres)', () => {
     });
 
     it('carries a sending_access permission and its domain', async () => {
-      const domainId = '3f1c2b9e-8f5e-4c1a-9a57-0d3b0f3c1e2a';
+      const domainId = await addDomain(team.id, 'keys-carried.example');
       const { token } = await keys.create(team.id, { name: 'sender', permission: 'sending_access', domain_id: domainId });
       await expect(keys.authenticate(`Bearer ${token}`)).resolves.toMatchObject({ permission: 'sending_access', domainId });
     });

@@ -62,9 +62,16 @@ export class ApiKeysService implements BeforeApplicationShutdown {
     const name = requiredName(input.name, MAX_KEY_NAME);
     const permission = permissionOf(input.permission);
     const domainId = domainIdOf(input.domain_id, permission);
+    if (domainId && !(await this.keys.teamHasDomain(teamId, domainId))) throw domainNotFound();
     const { token, publicId, secretHash } = generateApiKey();
     const id = newId();
-    await this.keys.create(teamId, { id, name, permission, domainId, publicId, secretHash });
+    try {
+      await this.keys.create(teamId, { id, name, permission, domainId, publicId, secretHash });
+    } catch (error) {
+      // The domain was deleted between the check and the insert.
+      if (isDomainForeignKeyViolation(error)) throw domainNotFound();
+      throw error;
+    }
     return { id, token };
   }
 
@@ -191,10 +198,7 @@ function permissionOf(value: unknown): ApiKeyPermission {
   return value as ApiKeyPermission;
 }
 
-/**
- * Domains do not exist yet, so a well-formed domain id is stored as given, unchecked; once the
- * domains context lands, creation must check the domain belongs to the team.
- */
+/** A well-formed domain id, or null; create() then checks that the team has that domain. */
 function domainIdOf(value: unknown, permission: ApiKeyPermission): string | null {
   if (value === undefined || value === null) return null;
   if (permission !== 'sending_access') {
@@ -204,6 +208,17 @@ function domainIdOf(value: unknown, permission: ApiKeyPermission): string | null
     throw new HeraldError('validation_error', 'The `domain_id` field must be a valid UUID.');
   }
   return value;
+}
+
+function domainNotFound(): HeraldError {
+  return new HeraldError('validation_error', 'Domain not found: the `domain_id` field must be the id of one of your domains.');
+}
+
+/** Postgres foreign-key violation on api_keys.domain_id. */
+function isDomainForeignKeyViolation(error: unknown): boolean {
+  const e = (error ?? {}) as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const pg = e.driverError ?? e;
+  return pg.code === '23503' && pg.constraint === 'api_keys_domain_fk';
 }
 
 function notFound(): HeraldError {

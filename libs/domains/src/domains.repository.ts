@@ -52,6 +52,29 @@ export interface VerificationResult {
 
 export type DomainChanges = Partial<Pick<Domain, 'openTracking' | 'clickTracking' | 'trackingSubdomain' | 'tls' | 'records' | 'status'>>;
 
+/** A page of a team's domains, newest first; `after` pages toward older ones, `before` toward newer. */
+export interface DomainPage {
+  limit: number;
+  after: string | null;
+  before: string | null;
+}
+
+/** What a locked change of a domain (modify) does: its settings, new keys, key state changes. */
+export interface DomainModification {
+  settings?: Pick<DomainChanges, 'openTracking' | 'clickTracking' | 'trackingSubdomain' | 'tls'>;
+  insertKeys?: NewDkimKey[];
+  keyStates?: { keyId: string; state: DkimKeyState }[];
+}
+
+export interface ModifiedDomain {
+  /** The domain after the change, records rebuilt. */
+  domain: Domain;
+  /** Its keys that are not retired, after the change. */
+  keys: DkimKey[];
+  /** False when the plan decided there was nothing to do. */
+  changed: boolean;
+}
+
 interface PgError {
   code?: string;
   constraint?: string;
@@ -141,6 +164,31 @@ export class DomainsRepository {
     return rows.map(toDomain);
   }
 
+  /** Newest first, `limit` at most, and whether there are more beyond the page. */
+  async listPage(teamId: string, page: DomainPage): Promise<{ items: Domain[]; hasMore: boolean }> {
+    const take = page.limit + 1;
+    const cursor = `(SELECT created_at, id FROM domains WHERE team_id = $1 AND id = $3)`;
+    if (page.before) {
+      const rows: DomainRow[] = await this.db.query(
+        `SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND (created_at, id) > ${cursor} ORDER BY created_at, id LIMIT $2`,
+        [teamId, take, page.before],
+      );
+      // Paging toward newer domains: keep the `limit` closest to the cursor, then show newest first.
+      return { items: rows.slice(0, page.limit).reverse().map(toDomain), hasMore: rows.length > page.limit };
+    }
+    const rows: DomainRow[] = page.after
+      ? await this.db.query(
+          `SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND (created_at, id) < ${cursor}
+           ORDER BY created_at DESC, id DESC LIMIT $2`,
+          [teamId, take, page.after],
+        )
+      : await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
+          teamId,
+          take,
+        ]);
+    return { items: rows.slice(0, page.limit).map(toDomain), hasMore: rows.length > page.limit };
+  }
+
   async update(teamId: string, id: string, changes: DomainChanges): Promise<boolean> {
     const result = await this.db.query(
       `UPDATE domains SET
@@ -167,7 +215,11 @@ export class DomainsRepository {
   }
 
   async delete(teamId: string, id: string): Promise<Domain | null> {
-    const rows: DomainRow[] = await this.db.query(`DELETE FROM domains WHERE team_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [teamId, id]);
+    // TypeORM answers a DELETE (and an UPDATE) with [rows, count], RETURNING or not.
+    const [rows]: [DomainRow[], number] = await this.db.query(`DELETE FROM domains WHERE team_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
+      teamId,
+      id,
+    ]);
     return rows.length ? toDomain(rows[0]) : null;
   }
 
@@ -204,12 +256,68 @@ export class DomainsRepository {
   }
 
   /** Keys of a domain that are not retired, oldest first. */
-  async keys(domainId: string): Promise<DkimKey[]> {
-    const rows: DkimKeyRow[] = await this.db.query(
+  async keys(domainId: string, m: EntityManager = this.db.manager): Promise<DkimKey[]> {
+    const rows: DkimKeyRow[] = await m.query(
       `SELECT * FROM dkim_keys WHERE domain_id = $1 AND state <> 'retired' ORDER BY created_at, id`,
       [domainId],
     );
     return rows.map(toKey);
+  }
+
+  /** Every selector the domain has used, retired keys' included: a new key must not reuse one. */
+  async selectors(domainId: string): Promise<string[]> {
+    const rows: { selector: string }[] = await this.db.query(`SELECT selector FROM dkim_keys WHERE domain_id = $1`, [domainId]);
+    return rows.map((r) => r.selector);
+  }
+
+  /**
+   * Changes a domain under a lock on its row, so that concurrent changes (a PATCH, a key
+   * rotation, the verifier activating or retiring keys) apply one after the other, each to what
+   * the previous one left. `plan` sees the domain and its keys that are not retired and says
+   * what to change (null: nothing; a throw rolls back); `records` then rebuilds the domain's
+   * records from the domain and keys as they are after the change. `teamId` null is for
+   * background work that has only the domain id (the verifier). Null when there is no such domain.
+   */
+  async modify(
+    teamId: string | null,
+    domainId: string,
+    plan: (domain: Domain, keys: DkimKey[]) => DomainModification | null,
+    records: (domain: Domain, keys: DkimKey[]) => DomainRecord[],
+  ): Promise<ModifiedDomain | null> {
+    return this.db.transaction(async (m) => {
+      const found: DomainRow[] = await m.query(
+        `SELECT ${COLUMNS} FROM domains WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2::uuid) FOR UPDATE`,
+        [domainId, teamId],
+      );
+      if (!found.length) return null;
+      const domain = toDomain(found[0]);
+      const before = await this.keys(domainId, m);
+      const change = plan(domain, before);
+      if (!change) return { domain, keys: before, changed: false };
+      for (const key of change.insertKeys ?? []) await this.insertKey(m, key);
+      for (const { keyId, state } of change.keyStates ?? []) await this.setKeyState(domainId, keyId, state, m);
+      const keys = await this.keys(domainId, m);
+      const settings = change.settings ?? {};
+      const rebuilt = records({ ...domain, ...settings }, keys);
+      const [rows]: [DomainRow[], number] = await m.query(
+        `UPDATE domains SET
+           open_tracking = coalesce($2, open_tracking),
+           click_tracking = coalesce($3, click_tracking),
+           tls = coalesce($4, tls),
+           tracking_subdomain = coalesce($5, tracking_subdomain),
+           records = $6
+         WHERE id = $1 RETURNING ${COLUMNS}`,
+        [
+          domainId,
+          settings.openTracking ?? null,
+          settings.clickTracking ?? null,
+          settings.tls ?? null,
+          settings.trackingSubdomain ?? null,
+          JSON.stringify(rebuilt),
+        ],
+      );
+      return { domain: toDomain(rows[0]), keys, changed: true };
+    });
   }
 
   async setKeyState(domainId: string, keyId: string, state: DkimKeyState, m: EntityManager = this.db.manager): Promise<void> {
@@ -220,6 +328,17 @@ export class DomainsRepository {
        WHERE domain_id = $1 AND id = $2`,
       [domainId, keyId, state],
     );
+  }
+
+  /** The domain locked until the transaction ends, for writing a verification result over what is there now. */
+  async lockById(m: EntityManager, id: string): Promise<Domain | null> {
+    const rows: DomainRow[] = await m.query(`SELECT ${COLUMNS} FROM domains WHERE id = $1 FOR UPDATE`, [id]);
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  /** Moves the next check of domains: a verifier's lease on the ones it claimed, or an immediate recheck. */
+  async setNextCheck(ids: string[], at: Date, m: EntityManager = this.db.manager): Promise<void> {
+    await m.query(`UPDATE domains SET next_check_at = $2 WHERE id = ANY($1::uuid[])`, [ids, at]);
   }
 }
 

@@ -4,6 +4,7 @@ import { LimitsModule } from '@herald/limits';
 import { Dispatcher } from './dispatcher.service';
 import { DispatchReconciler } from './dispatch-reconciler.service';
 import { EmailRepository } from './email.repository';
+import { EmailWriter } from './email-writer';
 import { EmailsService } from './emails.service';
 import { SendService } from './send.service';
 
@@ -13,7 +14,7 @@ import { SendService } from './send.service';
  */
 @Module({
   imports: [IdempotencyModule, LimitsModule],
-  providers: [EmailRepository, Dispatcher, SendService, EmailsService],
+  providers: [EmailRepository, EmailWriter, Dispatcher, SendService, EmailsService],
   exports: [SendService, EmailsService],
 })
 export class EmailsModule {}

@@ -8,6 +8,7 @@ import { MetricsService } from '@herald/observability';
 import { Dispatcher } from './dispatcher.service';
 import { sendLimitsOf } from './send-limits';
 import { EmailRepository, NewEmail } from './email.repository';
+import { EmailWriter } from './email-writer';
 import { EmailSource, Sender } from './email.types';
 import {
   NormalizedEmail,
@@ -48,6 +49,7 @@ export class SendService {
     @Inject(CONFIG) private readonly config: HeraldConfig,
     private readonly db: DataSource,
     private readonly emails: EmailRepository,
+    private readonly writer: EmailWriter,
     private readonly dispatcher: Dispatcher,
     private readonly idempotency: IdempotencyService,
     private readonly idempotencyRecords: IdempotencyRecords,
@@ -149,7 +151,7 @@ export class SendService {
     idempotency: { lease: Lease; response: unknown } | null,
   ): Promise<Replay | null> {
     if (!idempotency) {
-      await this.emails.insert(rows);
+      await this.writer.insert(rows);
       return null;
     }
     const { lease, response } = idempotency;

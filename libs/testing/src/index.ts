@@ -1,2 +1,3 @@
 export * from './test-config';
 export * from './cleanup';
+export * from './dns-server';

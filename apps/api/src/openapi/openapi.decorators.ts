@@ -51,7 +51,8 @@ const ERRORS = {
   403: {
     description:
       '`invalid_api_key`: the key is malformed, unknown or deleted. On the send endpoints, `validation_error`: ' +
-      'the team may not send from the `from` domain.',
+      'the team may not send from the `from` domain. On `POST /domains`, `validation_error`: the domain has been ' +
+      'registered already (by this team or another).',
     example: 'invalid_api_key',
     message: 'API key is invalid',
   },
@@ -71,7 +72,7 @@ const ERRORS = {
   422: {
     description:
       '`validation_error`, `missing_required_field`, `invalid_parameter`, `invalid_attachment`, `invalid_from_address`, ' +
-      '`invalid_access`: a field, parameter or path id is invalid; `message` names it.',
+      '`invalid_access`, `invalid_region`: a field, parameter or path id is invalid; `message` names it.',
     example: 'validation_error',
     message: 'Invalid `to` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.',
   },

@@ -3,6 +3,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { API_KEY_PREFIX } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
+import { domainComponentSchemas } from './domains.schemas';
 import { RESPONSE_HEADERS } from './openapi.decorators';
 import { componentSchemas, schemaRef } from './schemas';
 
@@ -30,17 +31,21 @@ export function buildOpenApiDocument(app: INestApplication, config: HeraldConfig
     .addSecurityRequirements('bearer')
     .addTag('emails', 'Send, read, reschedule and cancel emails.')
     .addTag('api-keys', 'Create, list, rename and delete API keys.')
+    .addTag('domains', 'Add sending domains, read the DNS records to publish, verify them, rotate DKIM keys.')
     .addTag('operations', 'Probes, metrics and this document, for operators. No API key needed.');
   if (config.PUBLIC_API_URL) builder.addServer(config.PUBLIC_API_URL.replace(/\/+$/, ''));
   const base = builder.build();
   base.components = {
     ...base.components,
-    schemas: componentSchemas({
-      maxRecipients: config.MAX_RECIPIENTS,
-      maxEmailBytes: config.MAX_EMAIL_BYTES,
-      maxBatchSize: config.MAX_BATCH_SIZE,
-      maxScheduleDays: config.MAX_SCHEDULE_DAYS,
-    }),
+    schemas: {
+      ...componentSchemas({
+        maxRecipients: config.MAX_RECIPIENTS,
+        maxEmailBytes: config.MAX_EMAIL_BYTES,
+        maxBatchSize: config.MAX_BATCH_SIZE,
+        maxScheduleDays: config.MAX_SCHEDULE_DAYS,
+      }),
+      ...domainComponentSchemas(config.HERALD_REGIONS),
+    },
     headers: RESPONSE_HEADERS,
   };
   const document = SwaggerModule.createDocument(app, base);

@@ -2,6 +2,7 @@ import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import { API_KEY_PERMISSIONS } from '@herald/accounts';
 import type { HeraldErrorCode } from '@herald/core';
 import type { EmailEvent, SendLimits } from '@herald/emails';
+import type { DomainSchemaName } from './domains.schemas';
 
 /*
  * The component schemas of /openapi.json, as plain JSON-schema objects: request bodies are
@@ -10,7 +11,9 @@ import type { EmailEvent, SendLimits } from '@herald/emails';
  * read best. Limits come from the deployment's config, so a self-hosted document tells the truth.
  */
 
-export type SchemaName =
+export type SchemaName = CoreSchemaName | DomainSchemaName;
+
+type CoreSchemaName =
   | 'SendEmailRequest'
   | 'BatchEmail'
   | 'SendBatchRequest'
@@ -57,20 +60,20 @@ type DocumentedEnums = Assert<ListsAll<Exclude<EmailEvent, (typeof LAST_EVENTS)[
   Assert<ListsAll<Exclude<ErrorName, (typeof ERROR_NAMES)[number]>>>;
 
 const TAG_TEXT: SchemaObject = { type: 'string', minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]+$' };
-const UUID: SchemaObject = { type: 'string', format: 'uuid', example: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c' };
-const REST_TIMESTAMP: SchemaObject = {
+export const UUID: SchemaObject = { type: 'string', format: 'uuid', example: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c' };
+export const REST_TIMESTAMP: SchemaObject = {
   type: 'string',
   // Not `format: date-time`: generators would parse it as RFC 3339 and fail on the space and `+00`.
   pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{6}\\+00$',
   description: 'UTC, in Resend\'s format `YYYY-MM-DD HH:MM:SS.ffffff+00` (not RFC 3339).',
   example: '2026-04-03 22:13:42.674981+00',
 };
-const nullable = (schema: SchemaObject, description?: string): SchemaObject => ({
+export const nullable = (schema: SchemaObject, description?: string): SchemaObject => ({
   ...schema,
   nullable: true,
   ...(description ? { description } : {}),
 });
-const constant = (value: string): SchemaObject => ({ type: 'string', enum: [value], example: value });
+export const constant = (value: string): SchemaObject => ({ type: 'string', enum: [value], example: value });
 const addresses: SchemaObject = { type: 'array', items: { type: 'string' }, example: ['jane@example.com'] };
 
 function addressList(description: string, max: number, required = false): SchemaObject {
@@ -172,18 +175,19 @@ const emailSummaryProperties: Record<string, SchemaObject | ReferenceObject> = {
 };
 const emailSummaryRequired = Object.keys(emailSummaryProperties);
 
-const list = (item: SchemaName): SchemaObject => ({
+export const list = (item: SchemaName): SchemaObject => ({
   type: 'object',
   required: ['object', 'has_more', 'data'],
   properties: { object: constant('list'), has_more: { type: 'boolean' }, data: { type: 'array', items: schemaRef(item) } },
 });
-const reference = (object: string): SchemaObject => ({
+export const reference = (object: string): SchemaObject => ({
   type: 'object',
   required: ['object', 'id'],
   properties: { object: constant(object), id: UUID },
 });
 
-export function componentSchemas(limits: SendLimits): Record<SchemaName, SchemaObject> {
+/** Every component schema but the domains' (./domains.schemas). */
+export function componentSchemas(limits: SendLimits): Record<CoreSchemaName, SchemaObject> {
   const send = sendEmailRequest(limits);
   const batch = batchEmail(send);
   return {

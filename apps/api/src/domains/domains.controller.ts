@@ -1,0 +1,92 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Principal } from '@herald/accounts';
+import { DomainsService } from '@herald/domains';
+import { ApiKeyGuard } from '../auth/api-key.guard';
+import { CurrentPrincipal } from '../auth/principal';
+import { ApiDomainPageQuery } from '../openapi/domains.schemas';
+import { ApiErrorResponses, ApiIdParam, ApiOk } from '../openapi/openapi.decorators';
+import { schemaRef } from '../openapi/schemas';
+
+/** Sending domains. Full-access keys only: ApiKeyGuard refuses sending_access keys here. */
+@ApiTags('domains')
+@UseGuards(ApiKeyGuard)
+@Controller('domains')
+export class DomainsController {
+  constructor(private readonly domains: DomainsService) {}
+
+  @ApiOperation({ operationId: 'createDomain', summary: 'Add a sending domain; the answer lists the DNS records to publish' })
+  @ApiBody({ schema: schemaRef('CreateDomainRequest') })
+  @ApiOk('CreateDomainResponse', 'The new domain and its DNS records.')
+  @ApiErrorResponses(401, 403, 422, 429)
+  @Post()
+  @HttpCode(200)
+  create(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
+    return this.domains.create({ teamId: p.teamId, homeRegion: p.team.homeRegion }, body);
+  }
+
+  @ApiOperation({ operationId: 'listDomains', summary: 'List domains, newest first' })
+  @ApiDomainPageQuery()
+  @ApiOk('DomainList', 'The domains, without their records.')
+  @ApiErrorResponses(401, 403, 422, 429)
+  @Get()
+  list(@CurrentPrincipal() p: Principal, @Query() query: unknown) {
+    return this.domains.list(p.teamId, query);
+  }
+
+  @ApiOperation({ operationId: 'getDomain', summary: 'Retrieve a domain with its DNS records and their status' })
+  @ApiIdParam('domain')
+  @ApiOk('Domain', 'The domain.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Get(':id')
+  get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.domains.get(p.teamId, id);
+  }
+
+  @ApiOperation({ operationId: 'updateDomain', summary: 'Change tracking and TLS settings' })
+  @ApiIdParam('domain')
+  @ApiBody({ schema: schemaRef('UpdateDomainRequest') })
+  @ApiOk('DomainReference', 'Updated.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Patch(':id')
+  update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
+    return this.domains.update(p.teamId, id, body);
+  }
+
+  @ApiOperation({ operationId: 'deleteDomain', summary: 'Delete a domain' })
+  @ApiIdParam('domain')
+  @ApiOk('DeletedDomain', 'Deleted.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Delete(':id')
+  remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.domains.remove(p.teamId, id);
+  }
+
+  @ApiOperation({ operationId: 'verifyDomain', summary: 'Check the DNS records of a domain now' })
+  @ApiIdParam('domain')
+  @ApiOk('DomainReference', 'The check is queued; the domain is `pending` until it is done.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Post(':id/verify')
+  @HttpCode(200)
+  verify(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.domains.verify(p.teamId, id);
+  }
+
+  @ApiOperation({
+    operationId: 'rotateDomainDkimKey',
+    summary: 'Rotate the DKIM keys of a domain (Herald extension)',
+    description:
+      'Adds a new DKIM key, with a new selector, for each algorithm the domain signs with. Its record appears in ' +
+      '`records` with status `not_started`: publish it and verify the domain. Mail is signed with the current key ' +
+      'until the new record verifies; the old record can be removed once it is no longer listed. Only one rotation ' +
+      'at a time.',
+  })
+  @ApiIdParam('domain')
+  @ApiOk('Domain', 'The domain, with the new DKIM record among its records.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Post(':id/dkim/rotate')
+  @HttpCode(200)
+  rotate(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.domains.rotateDkimKey(p.teamId, id);
+  }
+}

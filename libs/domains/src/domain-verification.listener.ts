@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { DKIM_RETIREMENT_GRACE_MS } from './dkim-rotation';
+import { DomainEvents } from './domain-events';
+import type { Domain } from './domain.types';
+import { DomainsService } from './domains.service';
+import type { DomainStatusListener } from './verification/domain-status.listener';
+
+/**
+ * What the domains context does when the verifier reports (provide it as the verifier's
+ * DOMAIN_STATUS_LISTENER): a status change is a `domain.updated` event; a finished DKIM check
+ * moves keys along their life (a verified pending key signs, replaced keys retire after the grace).
+ */
+@Injectable()
+export class DomainVerificationListener implements DomainStatusListener {
+  constructor(
+    private readonly domains: DomainsService,
+    private readonly events: DomainEvents,
+  ) {}
+
+  async statusChanged(domain: Domain): Promise<void> {
+    await this.events.publishDomainEvent('domain.updated', domain);
+  }
+
+  async dkimKeysChecked(domainId: string): Promise<void> {
+    await this.domains.activateVerifiedKeys(domainId);
+    await this.domains.retireKeys(domainId, new Date(Date.now() - DKIM_RETIREMENT_GRACE_MS));
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { DomainEvents } from './domain-events';
+import { DomainVerificationListener } from './domain-verification.listener';
+import { DomainsRepository } from './domains.repository';
+import { DomainsService } from './domains.service';
+
+/**
+ * The domains context: sending domains, their DKIM keys and DNS records. Relies on the app
+ * importing ConfigModule, DatabaseModule and BusModule (for the domain.* events). Roles that
+ * run the verifier pass DomainVerificationListener to DomainVerificationModule.forRoot.
+ */
+@Module({
+  providers: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener],
+  exports: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener],
+})
+export class DomainsModule {}

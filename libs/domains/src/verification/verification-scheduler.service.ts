@@ -1,0 +1,95 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { Domain } from '../domain.types';
+import { DomainsRepository } from '../domains.repository';
+import { DomainVerifier } from './domain-verifier.service';
+
+/**
+ * Verifies the domains whose check is due (requested through POST /domains/:id/verify, waiting
+ * for their records, or up for their periodic recheck). Domains are claimed with SKIP LOCKED and
+ * leased by moving their next check past the time a check can take, in a short transaction:
+ * any number of schedulers (API processes, regions) share the work without holding a database
+ * connection during DNS lookups, and a domain whose verifier died is taken again after its lease.
+ */
+@Injectable()
+export class VerificationScheduler implements OnApplicationBootstrap, OnModuleDestroy {
+  /** How often due domains are looked for. Static so that a test can shorten it before boot. */
+  static pollIntervalMs = 5000;
+  /** Domains claimed, and checked concurrently, per batch. */
+  static batchSize = 20;
+
+  private readonly logger = new Logger(VerificationScheduler.name);
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly db: DataSource,
+    private readonly domains: DomainsRepository,
+    private readonly verifier: DomainVerifier,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Verifies everything due now, batch after batch; answers how many domains were checked. */
+  runOnce(): Promise<number> {
+    this.running ??= this.drain().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(async () => {
+      try {
+        await this.runOnce();
+      } catch (error) {
+        this.logger.warn(`domain verification pass failed: ${(error as Error).message}`);
+      }
+      this.schedule();
+    }, VerificationScheduler.pollIntervalMs);
+  }
+
+  private async drain(): Promise<number> {
+    let checked = 0;
+    while (!this.stopped) {
+      const due = await this.claim(new Date());
+      await Promise.all(due.map((domain) => this.verifyOne(domain)));
+      checked += due.length;
+      if (due.length < VerificationScheduler.batchSize) break;
+    }
+    return checked;
+  }
+
+  private claim(now: Date): Promise<Domain[]> {
+    return this.db.transaction(async (m) => {
+      const due = await this.domains.claimDue(m, now, VerificationScheduler.batchSize);
+      if (due.length) await this.domains.setNextCheck(due.map((d) => d.id), new Date(now.getTime() + this.leaseMs()), m);
+      return due;
+    });
+  }
+
+  private async verifyOne(domain: Domain): Promise<void> {
+    try {
+      const outcome = await this.verifier.verify(domain.id);
+      if (outcome.changed) this.logger.log(`${domain.name}: ${outcome.previousStatus} → ${outcome.status}`);
+    } catch (error) {
+      // The lease stands: the domain is due again when it ends.
+      this.logger.warn(`verifying ${domain.name} failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Longer than a check can take: its lookups run in parallel, the DMARC ones two in a row. */
+  private leaseMs(): number {
+    return Math.max(60_000, 10 * this.config.DNS_TIMEOUT_MS);
+  }
+}

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Client } from 'pg';
+import { HeraldConfig, loadConfig } from '@herald/config';
+import { sendStreamName } from '@herald/bus';
+import { deleteNamespaceStreams, purgeRedisPrefix } from '@herald/testing';
+import { BenchReport } from './bench-report';
+
+/**
+ * The bench's own corner of the machine's Postgres, Redis and NATS: a schema, a key prefix and
+ * a namespace named after this process, so it never touches a deployment's or a test's data.
+ */
+export class BenchWorld {
+  readonly env: NodeJS.ProcessEnv;
+  readonly config: HeraldConfig;
+  /** The region's work-queue stream of send commands. */
+  readonly stream: string;
+
+  constructor() {
+    const suffix = process.pid.toString(36);
+    this.env = {
+      ...process.env,
+      // Production settings, as a deployment runs them; the key only has to be well-formed.
+      NODE_ENV: 'production',
+      DKIM_ENCRYPTION_KEY: process.env.DKIM_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
+      LOG_LEVEL: 'warn',
+      HERALD_REGION: 'us-east-1',
+      DATABASE_SCHEMA: `bench_${suffix}`,
+      REDIS_PREFIX: `bench:${suffix}:`,
+      NATS_NAMESPACE: `bench_${suffix}`,
+    };
+    this.config = loadConfig(this.env);
+    this.stream = sendStreamName(this.config.NATS_NAMESPACE, this.config.HERALD_REGION);
+  }
+
+  private async withPg<T>(run: (pg: Client) => Promise<T>): Promise<T> {
+    const pg = new Client({ connectionString: this.config.DATABASE_URL });
+    await pg.connect();
+    try {
+      return await run(pg);
+    } finally {
+      await pg.end();
+    }
+  }
+
+  private get emailsTable(): string {
+    return `"${this.config.DATABASE_SCHEMA}".emails`;
+  }
+
+  countEmails(): Promise<number> {
+    return this.withPg(async (pg) => Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.emailsTable}`)).rows[0].n));
+  }
+
+  /** How many of these ids are rows of the emails table. */
+  countCommitted(ids: string[]): Promise<number> {
+    return this.withPg(async (pg) => {
+      let found = 0;
+      for (let i = 0; i < ids.length; i += 50_000) {
+        const sql = `SELECT count(*) AS n FROM ${this.emailsTable} WHERE id = ANY($1::uuid[])`;
+        found += Number((await pg.query<{ n: string }>(sql, [ids.slice(i, i + 50_000)])).rows[0].n);
+      }
+      return found;
+    });
+  }
+
+  /**
+   * Messages stored on the send stream. The email id is each message's Nats-Msg-Id, so the
+   * stream holds an email at most once: as many messages as rows means every row is on it.
+   */
+  async countPublished(): Promise<number> {
+    const nc = await connect({ servers: this.config.NATS_URL });
+    try {
+      return (await (await jetstreamManager(nc)).streams.info(this.stream)).state.messages;
+    } finally {
+      await nc.close();
+    }
+  }
+
+  /**
+   * Waits until the emails table stops growing: requests the load generator cut off when a run
+   * stopped are still being committed and published, and stopping the API would interrupt them.
+   */
+  async settle(): Promise<void> {
+    for (let last = -1; ; ) {
+      const now = await this.countEmails();
+      if (now === last) return;
+      last = now;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  async describeMachine(): Promise<Omit<BenchReport['machine'], 'backgroundLoad'>> {
+    const nc = await connect({ servers: this.config.NATS_URL });
+    try {
+      return await this.withPg(async (pg) => {
+        const setting = async (name: string) => (await pg.query<Record<string, string>>(`SHOW ${name}`)).rows[0][name];
+        return {
+          cpu: cpus()[0]?.model ?? 'unknown',
+          cpus: cpus().length,
+          node: process.version,
+          postgres: await setting('server_version'),
+          synchronousCommit: await setting('synchronous_commit'),
+          nats: nc.info?.version ?? 'unknown',
+        };
+      });
+    } finally {
+      await nc.close();
+    }
+  }
+
+  /** Drops the schema, the Redis keys and the streams the bench made. */
+  async cleanup(): Promise<void> {
+    await this.withPg((pg) => pg.query(`DROP SCHEMA IF EXISTS "${this.config.DATABASE_SCHEMA}" CASCADE`));
+    await purgeRedisPrefix(this.config);
+    await deleteNamespaceStreams(this.config);
+  }
+}
