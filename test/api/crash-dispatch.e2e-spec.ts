@@ -44,10 +44,18 @@ describe('a crash between commit and publish', () => {
     const { token } = await herald(env, 'key', 'create', '--team', team.id);
 
     const doomed = await startApiProcess({ ...env, HERALD_FAILPOINT: 'crash-after-commit', RECONCILE_INTERVAL_MS: '600000' });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    // The team's sending domain, added through the API and marked verified directly (DNS
+    // verification has its own suites, in test/domains).
+    const domain = await fetch(`${doomed.url}/domains`, { method: 'POST', headers, body: JSON.stringify({ name: 'crash.acme.test' }) });
+    expect(domain.status).toBe(200);
+    const { id: domainId } = (await domain.json()) as { id: string };
+    await db.query(`UPDATE domains SET status = 'verified', verified_at = now() WHERE id = $1`, [domainId]);
+
     const request = fetch(`${doomed.url}/emails`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ from: 'hello@acme.test', to: 'jane@example.com', subject: 'Survives', html: '<p>hi</p>' }),
+      headers,
+      body: JSON.stringify({ from: 'hello@crash.acme.test', to: 'jane@example.com', subject: 'Survives', html: '<p>hi</p>' }),
     });
     await expect(request).rejects.toThrow();
     expect((await doomed.exited)[1]).toBe('SIGKILL');

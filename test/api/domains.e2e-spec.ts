@@ -150,7 +150,8 @@ describe('domains through the resend SDK', () => {
     const all = await team.resend.domains.list();
     expect(all.error).toBeNull();
     expect(all.data).toMatchObject({ object: 'list', has_more: false });
-    expect(all.data!.data.map((d) => d.id)).toEqual([...ids].reverse());
+    // The oldest is the sending domain every test team is given.
+    expect(all.data!.data.map((d) => d.id)).toEqual([...ids].reverse().concat(team.domainId));
     expect(all.data!.data[0]).toEqual({
       id: ids[2],
       name: names[2],
@@ -165,7 +166,9 @@ describe('domains through the resend SDK', () => {
     const first = await team.resend.domains.list({ limit: 2 });
     expect(first.data).toMatchObject({ has_more: true, data: [{ id: ids[2] }, { id: ids[1] }] });
     const next = await team.resend.domains.list({ limit: 2, after: ids[1] });
-    expect(next.data).toMatchObject({ has_more: false, data: [{ id: ids[0] }] });
+    expect(next.data).toMatchObject({ has_more: false, data: [{ id: ids[0] }, { id: team.domainId }] });
+    const last = await team.resend.domains.list({ limit: 2, after: ids[0] });
+    expect(last.data).toMatchObject({ has_more: false, data: [{ id: team.domainId }] });
     const back = await team.resend.domains.list({ limit: 1, before: ids[0] });
     expect(back.data).toMatchObject({ has_more: true, data: [{ id: ids[1] }] });
     const bad = await call(api.url, team.token, 'GET', '/domains?limit=500');

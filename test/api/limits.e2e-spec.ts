@@ -11,17 +11,21 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const UNKNOWN_EMAIL = '6f1c7a3e-2a4b-4c1d-9e8f-0a1b2c3d4e5f';
 
 const addresses = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.com`);
-const email = (recipients: { to: string | string[]; cc?: string[]; bcc?: string[]; replyTo?: string }): CreateEmailOptions => ({
-  from: 'Acme <hello@acme.test>',
+/** An email from the team's own (verified) domain. */
+const email = (
+  team: TestTeam,
+  recipients: { to: string | string[]; cc?: string[]; bcc?: string[]; replyTo?: string },
+): CreateEmailOptions => ({
+  from: `Acme <${team.from('hello')}>`,
   subject: 'Hi',
   text: 'Hi',
   ...recipients,
 });
 /** `n` recipients spread over to, cc and bcc. */
-const emailTo = (n: number, tag: string): CreateEmailOptions => {
+const emailTo = (team: TestTeam, n: number, tag: string): CreateEmailOptions => {
   const all = addresses(n, tag);
   const third = Math.ceil(n / 3);
-  return email({ to: all.slice(0, third), cc: all.slice(third, 2 * third), bcc: all.slice(2 * third) });
+  return email(team, { to: all.slice(0, third), cc: all.slice(third, 2 * third), bcc: all.slice(2 * third) });
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -89,7 +93,7 @@ describe('limits', () => {
       const ok = await call(api.url, team.token, 'GET', '/emails');
       const unprocessable = await call(api.url, team.token, 'GET', '/emails?limit=101');
       const notFound = await call(api.url, team.token, 'GET', `/emails/${UNKNOWN_EMAIL}`);
-      const refused = await team.resend.emails.send(email({ to: 'jane@example.com' }));
+      const refused = await team.resend.emails.send(email(team, { to: 'jane@example.com' }));
       expect([ok.status, unprocessable.status, notFound.status]).toEqual([200, 422, 404]);
       for (const response of [ok, unprocessable, notFound]) expectRateLimitHeaders(response.headers, 3);
       expect(refused.error).toMatchObject({ statusCode: 429, name: 'rate_limit_exceeded' });
@@ -115,20 +119,20 @@ describe('limits', () => {
   describe('daily quota', () => {
     it('gives a free team 100 recipients a UTC day, each person counted once, replays not counted', async () => {
       const team = await api.team();
-      const first = emailTo(50, 'first');
+      const first = emailTo(team, 50, 'first');
       const sent = await team.resend.emails.send(first, { idempotencyKey: 'welcome/1' });
       expect(sent.error).toBeNull();
 
       // 49 people: one cc is a `to` spelled in another case; reply_to is nobody's inbox to count.
       const second = await team.resend.emails.send(
-        email({ to: addresses(25, 'second'), cc: [...addresses(24, 'cc'), 'SECOND0@EXAMPLE.COM'], replyTo: 'help@acme.test' }),
+        email(team, { to: addresses(25, 'second'), cc: [...addresses(24, 'cc'), 'SECOND0@EXAMPLE.COM'], replyTo: 'help@acme.test' }),
       );
       expect(second.error).toBeNull();
       expect(await team.resend.emails.send(first, { idempotencyKey: 'welcome/1' })).toMatchObject({ data: sent.data, error: null });
-      const hundredth = await team.resend.emails.send(email({ to: 'hundredth@example.com' }));
+      const hundredth = await team.resend.emails.send(email(team, { to: 'hundredth@example.com' }));
       expect(hundredth.error).toBeNull();
 
-      const over = await team.resend.emails.send(email({ to: 'one-more@example.com' }));
+      const over = await team.resend.emails.send(email(team, { to: 'one-more@example.com' }));
       expect(over.error).toEqual({
         statusCode: 429,
         name: 'daily_quota_exceeded',
@@ -146,30 +150,30 @@ describe('limits', () => {
 
     it('counts every recipient of every email of a batch, and nothing of a refused or invalid one', async () => {
       const team = await api.team();
-      const tooMany = await team.resend.batch.send([emailTo(40, 'a'), emailTo(40, 'b'), emailTo(40, 'c')]);
+      const tooMany = await team.resend.batch.send([emailTo(team, 40, 'a'), emailTo(team, 40, 'b'), emailTo(team, 40, 'c')]);
       expect(tooMany.error).toMatchObject({ statusCode: 429, name: 'daily_quota_exceeded', message: expect.stringContaining('needs 120') });
       expectRetryAfter(tooMany.headers, nextUtcDay());
 
-      const permissive = await team.resend.batch.send([emailTo(50, 'ok'), email({ to: [...addresses(49, 'bad'), 'not-an-address'] })], {
+      const permissive = await team.resend.batch.send([emailTo(team, 50, 'ok'), email(team, { to: [...addresses(49, 'bad'), 'not-an-address'] })], {
         batchValidation: 'permissive',
       });
       expect(permissive.error).toBeNull();
       expect(permissive.data).toMatchObject({ data: [{ id: expect.stringMatching(UUID) }], errors: [{ index: 1 }] });
 
-      const strict = await team.resend.batch.send([emailTo(25, 'x'), emailTo(25, 'y')]);
+      const strict = await team.resend.batch.send([emailTo(team, 25, 'x'), emailTo(team, 25, 'y')]);
       expect(strict.error).toBeNull();
       expect(strict.data!.data).toHaveLength(2);
 
-      const over = await team.resend.batch.send([email({ to: 'one-more@example.com' })]);
+      const over = await team.resend.batch.send([email(team, { to: 'one-more@example.com' })]);
       expect(over.error).toMatchObject({ statusCode: 429, name: 'daily_quota_exceeded' });
       expect((await team.resend.emails.list()).data!.data).toHaveLength(3);
     });
 
     it('does not apply to a paid plan', async () => {
       const team = await api.team({ plan: 'pro-50k' });
-      const batch = await team.resend.batch.send([emailTo(50, 'a'), emailTo(50, 'b'), emailTo(50, 'c')]);
+      const batch = await team.resend.batch.send([emailTo(team, 50, 'a'), emailTo(team, 50, 'b'), emailTo(team, 50, 'c')]);
       expect(batch.error).toBeNull();
-      const single = await team.resend.emails.send(emailTo(50, 'd'));
+      const single = await team.resend.emails.send(emailTo(team, 50, 'd'));
       expect(single.error).toBeNull();
       expect(single.data!.id).toMatch(UUID);
     });
@@ -187,7 +191,7 @@ describe('monthly quota (FREE_DAILY_LIMIT=100000)', () => {
   afterAll(() => api.close());
 
   it('gives a free team 3,000 recipients a UTC month, then 429 monthly_quota_exceeded', async () => {
-    const batchOf = (emails: number, tag: string) => Array.from({ length: emails }, (_, i) => emailTo(50, `${tag}${i}-`));
+    const batchOf = (emails: number, tag: string) => Array.from({ length: emails }, (_, i) => emailTo(team, 50, `${tag}${i}-`));
 
     const tooMany = await team.resend.batch.send(batchOf(61, 'a'));
     expect(tooMany.error).toMatchObject({
@@ -200,7 +204,7 @@ describe('monthly quota (FREE_DAILY_LIMIT=100000)', () => {
     expect(all.error).toBeNull();
     expect(all.data!.data).toHaveLength(60);
 
-    const over = await team.resend.emails.send(email({ to: 'one-more@example.com' }));
+    const over = await team.resend.emails.send(email(team, { to: 'one-more@example.com' }));
     expect(over.error).toEqual({
       statusCode: 429,
       name: 'monthly_quota_exceeded',

@@ -13,15 +13,17 @@ describe('two regional API processes', () => {
   let eu: ApiProcess;
   let probe: NatsProbe;
   let db: Client;
-  const teams: Record<'us' | 'eu', { id: string; token: string }> = {} as never;
+  /** Each team with its sending domain, in its own region: `us` sends from us-east-1, `eu` from eu-west-1. */
+  const teams: Record<'us' | 'eu', { id: string; token: string; from: string; region: string }> = {} as never;
+  const regions = { us: 'us-east-1', eu: 'eu-west-1' } as const;
 
   beforeAll(async () => {
     isolated = await isolatedConfig();
     const env = envOf(isolated.config);
-    for (const [name, region] of [['us', 'us-east-1'], ['eu', 'eu-west-1']] as const) {
+    for (const [name, region] of Object.entries(regions) as ['us' | 'eu', string][]) {
       const team = await herald(env, 'team', 'create', '--name', `${name} team`, '--region', region, '--plan', 'scale-1m', '--rate-limit', '100000');
       const key = await herald(env, 'key', 'create', '--team', team.id);
-      teams[name] = { id: team.id, token: key.token };
+      teams[name] = { id: team.id, token: key.token, from: `hello@${name}-team.acme.test`, region };
     }
     [us, eu] = await Promise.all([
       startApiProcess({ ...env, HERALD_REGION: 'us-east-1' }),
@@ -31,6 +33,19 @@ describe('two regional API processes', () => {
     db = new Client({ connectionString: isolated.config.DATABASE_URL });
     await db.connect();
     await db.query(`SET search_path TO ${isolated.config.DATABASE_SCHEMA}`);
+    // Each team adds its sending domain through the API, in its region; DNS verification has its
+    // own suites (test/domains), so the domain is marked verified directly.
+    for (const [name, team] of Object.entries(teams)) {
+      const domain = team.from.split('@')[1];
+      const created = await fetch(`${(name === 'us' ? us : eu).url}/domains`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${team.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: domain, region: team.region }),
+      });
+      const body = (await created.json()) as { id: string; region: string };
+      expect({ status: created.status, region: body.region }).toEqual({ status: 200, region: team.region });
+      await db.query(`UPDATE domains SET status = 'verified', verified_at = now() WHERE id = $1`, [body.id]);
+    }
   });
 
   afterAll(async () => {
@@ -40,19 +55,19 @@ describe('two regional API processes', () => {
     await isolated?.cleanup();
   });
 
-  const send = (api: ApiProcess, token: string, subject: string, key?: string) =>
+  const send = (api: ApiProcess, team: { token: string; from: string }, subject: string, key?: string) =>
     fetch(`${api.url}/emails`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(key && { 'idempotency-key': key }) },
-      body: JSON.stringify({ from: 'hello@acme.test', to: 'jane@example.com', subject, html: '<p>hi</p>' }),
+      headers: { authorization: `Bearer ${team.token}`, 'content-type': 'application/json', ...(key && { 'idempotency-key': key }) },
+      body: JSON.stringify({ from: team.from, to: 'jane@example.com', subject, html: '<p>hi</p>' }),
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 
   it("puts each email on its own region's stream, whichever region's API accepted it", async () => {
     const sent = {
-      usViaUs: await send(us, teams.us.token, 'us via us'),
-      usViaEu: await send(eu, teams.us.token, 'us via eu'),
-      euViaUs: await send(us, teams.eu.token, 'eu via us'),
-      euViaEu: await send(eu, teams.eu.token, 'eu via eu'),
+      usViaUs: await send(us, teams.us, 'us via us'),
+      usViaEu: await send(eu, teams.us, 'us via eu'),
+      euViaUs: await send(us, teams.eu, 'eu via us'),
+      euViaEu: await send(eu, teams.eu, 'eu via eu'),
     };
     for (const r of Object.values(sent)) expect(r.status).toBe(200);
     const usStream = await probe.sendCommands('us-east-1');
@@ -77,7 +92,7 @@ describe('two regional API processes', () => {
     const key = `order-42/${label}`;
     const [a, b] = apis();
     const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => send(i % 2 ? b : a, teams.us.token, 'Your order', key)),
+      Array.from({ length: 50 }, (_, i) => send(i % 2 ? b : a, teams.us, 'Your order', key)),
     );
     const { rows } = await db.query(`SELECT id FROM emails WHERE team_id = $1 AND idempotency_key = $2`, [teams.us.id, key]);
     expect(rows).toHaveLength(1);
@@ -88,7 +103,7 @@ describe('two regional API processes', () => {
     }
     expect(responses.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
     // Once the first has finished, every retry replays it.
-    expect(await send(b, teams.us.token, 'Your order', key)).toEqual({ status: 200, body: { id } });
+    expect(await send(b, teams.us, 'Your order', key)).toEqual({ status: 200, body: { id } });
     expect((await probe.sendCommands('us-east-1')).filter((x) => x === id)).toHaveLength(1);
   });
 });

@@ -113,10 +113,12 @@ describe('the OpenAPI document', () => {
 
   beforeAll(async () => {
     api = await startTestApi({ PUBLIC_API_URL });
-    acme = await api.team();
     const response = await call(api.url, null, 'GET', '/openapi.json');
     expect(response.status).toBe(200);
     doc = response.body;
+    // The team owns (verified) the domain the documented examples send from, so they can be sent as they are.
+    const exampleFrom: string = schema('SendEmailRequest').example.from;
+    acme = await api.team({ domain: exampleFrom.replace(/^.*@/, '').replace(/>$/, '') });
   });
   afterAll(async () => {
     await api.close();

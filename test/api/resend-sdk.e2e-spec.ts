@@ -23,7 +23,7 @@ describe('the resend SDK against Herald', () => {
 
   it('sends an email, reads it back and finds its send command on the region stream', async () => {
     const sent = await acme.resend.emails.send({
-      from: 'Acme <hello@acme.test>',
+      from: `Acme <${acme.from('hello')}>`,
       to: 'jane@example.com',
       cc: ['bob@example.com'],
       replyTo: 'support@acme.test',
@@ -42,7 +42,7 @@ describe('the resend SDK against Herald', () => {
     expect(got.data).toMatchObject({
       object: 'email',
       id: sent.data!.id,
-      from: 'Acme <hello@acme.test>',
+      from: `Acme <${acme.from('hello')}>`,
       to: ['jane@example.com'],
       cc: ['bob@example.com'],
       bcc: null,
@@ -59,7 +59,7 @@ describe('the resend SDK against Herald', () => {
   });
 
   it('replays an idempotent send with the same id and refuses the key with another payload', async () => {
-    const email = { from: 'hello@acme.test', to: ['a@example.com'], subject: 'Order 1', html: '<p>1</p>' };
+    const email = { from: acme.from('hello'), to: ['a@example.com'], subject: 'Order 1', html: '<p>1</p>' };
     const first = await acme.resend.emails.send(email, { idempotencyKey: 'order-1/confirmation' });
     const again = await acme.resend.emails.send(email, { idempotencyKey: 'order-1/confirmation' });
     expect(again.data).toEqual(first.data);
@@ -71,15 +71,15 @@ describe('the resend SDK against Herald', () => {
 
   it('sends a batch in strict mode, all or nothing', async () => {
     const ok = await acme.resend.batch.send([
-      { from: 'hello@acme.test', to: 'one@example.com', subject: 'One', html: '<p>1</p>' },
-      { from: 'hello@acme.test', to: 'two@example.com', subject: 'Two', text: '2' },
+      { from: acme.from('hello'), to: 'one@example.com', subject: 'One', html: '<p>1</p>' },
+      { from: acme.from('hello'), to: 'two@example.com', subject: 'Two', text: '2' },
     ]);
     expect(ok.error).toBeNull();
     expect(ok.data!.data).toHaveLength(2);
 
     const bad = await acme.resend.batch.send([
-      { from: 'hello@acme.test', to: 'one@example.com', subject: 'One', html: '<p>1</p>' },
-      { from: 'hello@acme.test', to: 'not-an-address', subject: 'Two', html: '<p>2</p>' },
+      { from: acme.from('hello'), to: 'one@example.com', subject: 'One', html: '<p>1</p>' },
+      { from: acme.from('hello'), to: 'not-an-address', subject: 'Two', html: '<p>2</p>' },
     ]);
     expect(bad.error).toMatchObject({ statusCode: 422, name: 'validation_error' });
     expect(bad.error!.message).toContain('emails[1]');
@@ -89,9 +89,9 @@ describe('the resend SDK against Herald', () => {
   it('sends a batch in permissive mode: the valid emails go, the invalid are listed by index', async () => {
     const result = await acme.resend.batch.send(
       [
-        { from: 'hello@acme.test', to: 'one@example.com', subject: 'One', html: '<p>1</p>' },
-        { from: 'hello@acme.test', to: 'bad address', subject: 'Two', html: '<p>2</p>' },
-        { from: 'hello@acme.test', to: 'three@example.com', subject: 'Three', html: '<p>3</p>' },
+        { from: acme.from('hello'), to: 'one@example.com', subject: 'One', html: '<p>1</p>' },
+        { from: acme.from('hello'), to: 'bad address', subject: 'Two', html: '<p>2</p>' },
+        { from: acme.from('hello'), to: 'three@example.com', subject: 'Three', html: '<p>3</p>' },
       ],
       { batchValidation: 'permissive', idempotencyKey: 'batch-permissive-1' },
     );
@@ -100,9 +100,9 @@ describe('the resend SDK against Herald', () => {
     expect(result.data!.errors).toEqual([{ index: 1, message: expect.stringContaining('`to`') }]);
     const replay = await acme.resend.batch.send(
       [
-        { from: 'hello@acme.test', to: 'one@example.com', subject: 'One', html: '<p>1</p>' },
-        { from: 'hello@acme.test', to: 'bad address', subject: 'Two', html: '<p>2</p>' },
-        { from: 'hello@acme.test', to: 'three@example.com', subject: 'Three', html: '<p>3</p>' },
+        { from: acme.from('hello'), to: 'one@example.com', subject: 'One', html: '<p>1</p>' },
+        { from: acme.from('hello'), to: 'bad address', subject: 'Two', html: '<p>2</p>' },
+        { from: acme.from('hello'), to: 'three@example.com', subject: 'Three', html: '<p>3</p>' },
       ],
       { batchValidation: 'permissive', idempotencyKey: 'batch-permissive-1' },
     );
@@ -112,7 +112,7 @@ describe('the resend SDK against Herald', () => {
   it('schedules, reschedules and cancels an email', async () => {
     const inOneHour = new Date(Date.now() + 3600_000).toISOString();
     const sent = await acme.resend.emails.send({
-      from: 'hello@acme.test',
+      from: acme.from('hello'),
       to: 'later@example.com',
       subject: 'Later',
       html: '<p>later</p>',
@@ -139,7 +139,7 @@ describe('the resend SDK against Herald', () => {
     const team = await api.team();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const { data } = await team.resend.emails.send({ from: 'a@acme.test', to: 'x@example.com', subject: `#${i}`, text: 'x' });
+      const { data } = await team.resend.emails.send({ from: team.from('a'), to: 'x@example.com', subject: `#${i}`, text: 'x' });
       ids.push(data!.id);
     }
     const newestFirst = [...ids].reverse();
@@ -163,7 +163,7 @@ describe('the resend SDK against Herald', () => {
     expect(created.error).toBeNull();
     expect(created.data!.token).toMatch(/^hr_/);
     const sender = new Resend(created.data!.token, { baseUrl: api.url });
-    expect((await sender.emails.send({ from: 'a@acme.test', to: 'x@example.com', subject: 's', text: 't' })).error).toBeNull();
+    expect((await sender.emails.send({ from: acme.from('a'), to: 'x@example.com', subject: 's', text: 't' })).error).toBeNull();
     expect((await sender.emails.list()).error).toMatchObject({ statusCode: 401, name: 'restricted_api_key' });
 
     const listed = await acme.resend.apiKeys.list();

@@ -12,13 +12,15 @@ import { DatabaseProbe } from '../support/database-probe';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const BASE = { from: 'Acme <hello@acme.test>', to: 'jane@example.com', subject: 'Hi', html: '<p>Hi</p>' };
+const BASE = { to: 'jane@example.com', subject: 'Hi', html: '<p>Hi</p>' };
 
 /** The options of `emails.send`, loosened so that a case can send what a typed client would not. */
 type Payload = Record<string, unknown>;
 
 const addresses = (n: number, tag = 'r') => Array.from({ length: n }, (_, i) => `${tag}${i}@example.com`);
-const email = (patch: Payload = {}): CreateEmailOptions => ({ ...BASE, ...patch }) as unknown as CreateEmailOptions;
+/** An email from the team's own (verified) domain, patched. */
+const email = (team: TestTeam, patch: Payload = {}): CreateEmailOptions =>
+  ({ from: `Acme <${team.from('hello')}>`, ...BASE, ...patch }) as unknown as CreateEmailOptions;
 
 /** The error body expected back: status and name exactly, and a message containing `mentions`. */
 interface Refusal {
@@ -225,17 +227,17 @@ describe('validation through the resend SDK', () => {
 
   describe('POST /emails refuses', () => {
     it.each(REJECTED)('an email %s', async (_label, patch, { statusCode, name, mentions }) => {
-      const { data, error } = await refused.resend.emails.send(email(patch));
+      const { data, error } = await refused.resend.emails.send(email(refused, patch));
       expect(data).toBeNull();
       expect(error).toEqual({ statusCode, name, message: expect.stringContaining(mentions) });
     });
 
     it('shapes the SDK cannot send: a body that is no object, attachments that are no list', async () => {
-      expect(await call(api.url, refused.token, 'POST', '/emails', [BASE])).toMatchObject({
+      expect(await call(api.url, refused.token, 'POST', '/emails', [email(refused)])).toMatchObject({
         status: 422,
         body: { statusCode: 422, name: 'validation_error', message: 'The request body must be a JSON object.' },
       });
-      expect(await call(api.url, refused.token, 'POST', '/emails', { ...BASE, attachments: { content: 'aGk=' } })).toMatchObject({
+      expect(await call(api.url, refused.token, 'POST', '/emails', { ...email(refused), attachments: { content: 'aGk=' } })).toMatchObject({
         status: 422,
         body: { statusCode: 422, name: 'validation_error', message: 'The `attachments` field must be an array of attachment objects.' },
       });
@@ -244,7 +246,7 @@ describe('validation through the resend SDK', () => {
     it('an email larger than 40 MB, in one real request', async () => {
       // 30 MiB + 3 bytes is 41,943,044 bytes of base64: just over 40 MiB. About 1 s end to end.
       const content = Buffer.alloc(30 * 1024 * 1024 + 3, 7).toString('base64');
-      const { error } = await refused.resend.emails.send(email({ attachments: [{ content, filename: 'big.bin' }] }));
+      const { error } = await refused.resend.emails.send(email(refused, { attachments: [{ content, filename: 'big.bin' }] }));
       expect(error).toEqual({
         statusCode: 422,
         name: 'validation_error',
@@ -260,15 +262,17 @@ describe('validation through the resend SDK', () => {
 
   describe('POST /emails accepts', () => {
     it('to as a string or an array, and a named or quoted from, returning them as given', async () => {
-      const one = await acme.resend.emails.send(email({ from: 'Acme <hello@acme.test>', to: 'jane@example.com' }));
+      const named = `Acme <${acme.from('hello')}>`;
+      const quoted = `"Acme, Inc." <${acme.from('hello')}>`;
+      const one = await acme.resend.emails.send(email(acme, { from: named, to: 'jane@example.com' }));
       const many = await acme.resend.emails.send(
-        email({ from: '"Acme, Inc." <hello@acme.test>', to: ['jane@example.com', 'Bob <bob@example.com>'], cc: 'carl@example.com' }),
+        email(acme, { from: quoted, to: ['jane@example.com', 'Bob <bob@example.com>'], cc: 'carl@example.com' }),
       );
       expect(one.error).toBeNull();
       expect(many.error).toBeNull();
-      expect((await acme.resend.emails.get(one.data!.id)).data).toMatchObject({ from: 'Acme <hello@acme.test>', to: ['jane@example.com'] });
+      expect((await acme.resend.emails.get(one.data!.id)).data).toMatchObject({ from: named, to: ['jane@example.com'] });
       expect((await acme.resend.emails.get(many.data!.id)).data).toMatchObject({
-        from: '"Acme, Inc." <hello@acme.test>',
+        from: quoted,
         to: ['jane@example.com', 'Bob <bob@example.com>'],
         cc: ['carl@example.com'],
       });
@@ -279,7 +283,7 @@ describe('validation through the resend SDK', () => {
       ['in 2 days', 2 * DAY],
     ])('scheduled_at in natural language (%s)', async (scheduledAt, ahead) => {
       const before = Date.now();
-      const sent = await acme.resend.emails.send(email({ scheduledAt }));
+      const sent = await acme.resend.emails.send(email(acme, { scheduledAt }));
       expect(sent.error).toBeNull();
       const { data } = await acme.resend.emails.get(sent.data!.id);
       expect(data!.last_event).toBe('scheduled');
@@ -292,7 +296,7 @@ describe('validation through the resend SDK', () => {
       const REPORT_URL = 'https://cdn.acme.test/files/report.pdf';
       const bytes = Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 7) % 256));
       const sent = await acme.resend.emails.send(
-        email({
+        email(acme, {
           attachments: [
             { filename: 'base64.bin', content: bytes.toString('base64') },
             { filename: 'array.bin', content: [...bytes] },
@@ -318,7 +322,7 @@ describe('validation through the resend SDK', () => {
 
   describe('POST /emails/batch', () => {
     it('refuses a body that is not an array, or an empty one', async () => {
-      expect(await call(api.url, bulk.token, 'POST', '/emails/batch', BASE)).toMatchObject({
+      expect(await call(api.url, bulk.token, 'POST', '/emails/batch', email(bulk))).toMatchObject({
         status: 422,
         body: { statusCode: 422, name: 'validation_error', message: 'The request body must be an array of emails.' },
       });
@@ -327,17 +331,17 @@ describe('validation through the resend SDK', () => {
     });
 
     it('refuses more than 100 emails', async () => {
-      const { error } = await bulk.resend.batch.send(Array.from({ length: 101 }, () => email()));
+      const { error } = await bulk.resend.batch.send(Array.from({ length: 101 }, () => email(bulk)));
       expect(error).toEqual({
         statusCode: 422,
         name: 'validation_error',
         message: 'The request body must not contain more than 100 emails (it has 101).',
       });
-      expect((await bulk.resend.batch.send(Array.from({ length: 100 }, () => email()))).data!.data).toHaveLength(100);
+      expect((await bulk.resend.batch.send(Array.from({ length: 100 }, () => email(bulk)))).data!.data).toHaveLength(100);
     });
 
     it('refuses attachments, naming the email, and lists it in permissive mode', async () => {
-      const emails = [email(), email({ attachments: [{ content: 'aGk=', filename: 'a.txt' }] })];
+      const emails = [email(bulk), email(bulk, { attachments: [{ content: 'aGk=', filename: 'a.txt' }] })];
       const strict = await bulk.resend.batch.send(emails);
       expect(strict.error).toEqual({
         statusCode: 422,
@@ -353,9 +357,9 @@ describe('validation through the resend SDK', () => {
     });
 
     it('keeps the error name of an item in strict mode', async () => {
-      const { error } = await bulk.resend.batch.send([email(), email({ subject: undefined })]);
+      const { error } = await bulk.resend.batch.send([email(bulk), email(bulk, { subject: undefined })]);
       expect(error).toEqual({ statusCode: 422, name: 'missing_required_field', message: 'emails[1]: Missing `subject` field.' });
-      const from = await bulk.resend.batch.send([email({ from: 'nobody' })]);
+      const from = await bulk.resend.batch.send([email(bulk, { from: 'nobody' })]);
       expect(from.error).toEqual({
         statusCode: 422,
         name: 'invalid_from_address',
@@ -364,7 +368,7 @@ describe('validation through the resend SDK', () => {
     });
 
     it('refuses an unknown x-batch-validation mode', async () => {
-      const { error } = await bulk.resend.batch.send([email()], { batchValidation: 'lenient' as 'strict' });
+      const { error } = await bulk.resend.batch.send([email(bulk)], { batchValidation: 'lenient' as 'strict' });
       expect(error).toEqual({
         statusCode: 422,
         name: 'validation_error',
@@ -387,7 +391,7 @@ describe('the email size limit (MAX_EMAIL_BYTES=2048)', () => {
   // Counted: subject + html + text as UTF-8, custom headers, attachments as base64.
   // 1527 bytes travel as 2036 characters of base64; with `<p>x</p>` (8) that leaves 4 for the subject.
   const sized = (subject: string, attachments: { content: string }[]) =>
-    email({ subject, html: '<p>x</p>', attachments });
+    email(acme, { subject, html: '<p>x</p>', attachments });
   const bytes = (n: number) => Buffer.alloc(n, 1).toString('base64');
 
   it('accepts an email of exactly the limit', async () => {

@@ -67,7 +67,7 @@ function sendPhase(api: ServerProcess, token: string, kind: 'single' | 'batch'):
     url: api.url,
     serverPid: api.pid,
     path: single ? '/emails' : '/emails/batch',
-    body: JSON.stringify(single ? sampleEmail(1) : Array.from({ length: BATCH_SIZE }, (_, i) => sampleEmail(i))),
+    body: JSON.stringify(single ? sampleEmail(world.domain, 1) : Array.from({ length: BATCH_SIZE }, (_, i) => sampleEmail(world.domain, i))),
     headers: { authorization: `Bearer ${token}` },
     connections: single ? options.connections : options.batchConnections,
     seconds: options.seconds,
@@ -92,6 +92,7 @@ async function durability(phases: LoadFigures[]): Promise<Durability> {
 
 async function run(servers: ServerProcess[]): Promise<void> {
   const background = await backgroundLoad();
+  await world.start();
   await heraldCli(world.env, 'migrate');
   const team = await heraldCli<{ id: string }>(
     world.env, 'team', 'create', '--name', 'Bench', '--plan', 'scale-2.5m', '--rate-limit', '1000000',
@@ -107,7 +108,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
       url: server.url,
       serverPid: server.pid,
       path: '/emails',
-      body: JSON.stringify(sampleEmail(1)),
+      body: JSON.stringify(sampleEmail(world.domain, 1)),
       connections: options.connections,
       seconds: options.seconds,
       emailsPerRequest: 0,
@@ -118,6 +119,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
 
   const api = await startHeraldApi(world.env, options.workers, nodeArgs);
   servers.push(api);
+  await world.verifyDomain(api.url, token);
   const single = options.only !== 'batch' ? await sendPhase(api, token, 'single') : null;
   const batch = options.only !== 'single' ? await sendPhase(api, token, 'batch') : null;
   await world.settle();

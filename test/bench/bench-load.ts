@@ -77,7 +77,7 @@ function figures(spec: LoadSpec, result: Result, cpu: CpuSplit | null): LoadFigu
 }
 
 /** A realistic small transactional email: one recipient, a subject, ~1 KB of HTML, one tag. */
-export function sampleEmail(n: number): Record<string, unknown> {
+export function sampleEmail(domain: string, n: number): Record<string, unknown> {
   const rows = [
     ['Scale plan, monthly', '$90.00'],
     ['Additional emails (12,400)', '$11.16'],
@@ -95,7 +95,7 @@ export function sampleEmail(n: number): Record<string, unknown> {
     `<p style="font-size:12px;color:#888">Acme Inc., 1 Market Street, San Francisco CA 94105. You receive this email because you have an Acme account.</p>` +
     `</body></html>`;
   return {
-    from: 'Acme Billing <billing@acme.example>',
+    from: `Acme Billing <billing@${domain}>`,
     to: [`jane.doe+${n}@example.com`],
     subject: `Your receipt #${100_000 + n}`,
     html,

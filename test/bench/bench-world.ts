@@ -5,21 +5,37 @@ import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { HeraldConfig, loadConfig } from '@herald/config';
 import { sendStreamName } from '@herald/bus';
-import { deleteNamespaceStreams, purgeRedisPrefix } from '@herald/testing';
+import { recordHost } from '@herald/domains';
+import { deleteNamespaceStreams, purgeRedisPrefix, TestDnsServer } from '@herald/testing';
 import { BenchReport } from './bench-report';
+import { heraldCli } from './bench-processes';
+
+/** A DNS record as POST /domains lists it. */
+interface PresentedRecord {
+  record: string;
+  name: string;
+  type: string;
+  value: string;
+  priority?: number;
+}
 
 /**
  * The bench's own corner of the machine's Postgres, Redis and NATS: a schema, a key prefix and
- * a namespace named after this process, so it never touches a deployment's or a test's data.
+ * a namespace named after this process, so it never touches a deployment's or a test's data;
+ * and a local authoritative DNS server that publishes the records of its sending domain.
  */
 export class BenchWorld {
   readonly env: NodeJS.ProcessEnv;
   readonly config: HeraldConfig;
   /** The region's work-queue stream of send commands. */
   readonly stream: string;
+  /** The sending domain the bench creates and verifies (`verifyDomain`). */
+  readonly domain: string;
+  private dns: TestDnsServer | null = null;
 
   constructor() {
     const suffix = process.pid.toString(36);
+    this.domain = `acme-bench-${suffix}.test`;
     this.env = {
       ...process.env,
       // Production settings, as a deployment runs them; the key only has to be well-formed.
@@ -33,6 +49,34 @@ export class BenchWorld {
     };
     this.config = loadConfig(this.env);
     this.stream = sendStreamName(this.config.NATS_NAMESPACE, this.config.HERALD_REGION);
+  }
+
+  /** Starts the DNS server; call before starting any Herald process, which must resolve through it. */
+  async start(): Promise<void> {
+    this.dns = await TestDnsServer.start();
+    this.env.DNS_SERVERS = this.dns.address();
+  }
+
+  /**
+   * Adds the sending domain as a customer would (POST /domains), publishes the DNS records the
+   * API asked for, and has Herald check them (`herald domain verify`); fails unless verified.
+   */
+  async verifyDomain(apiUrl: string, token: string): Promise<void> {
+    const response = await fetch(`${apiUrl}/domains`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: this.domain }),
+    });
+    const created = (await response.json()) as { records?: PresentedRecord[] };
+    if (!response.ok || !created.records) throw new Error(`POST /domains answered ${response.status}: ${JSON.stringify(created)}`);
+    for (const r of created.records) {
+      const host = recordHost(r, this.domain);
+      if (r.type === 'MX') this.dns!.set(host, 'MX', [{ exchange: r.value, priority: r.priority ?? 10 }]);
+      else if (r.type === 'TXT' || r.type === 'CNAME') this.dns!.set(host, r.type, [r.value]);
+      else throw new Error(`the bench cannot publish a ${r.type} record yet (${r.record})`);
+    }
+    const report = await heraldCli<{ status: string }>(this.env, 'domain', 'verify', this.domain);
+    if (report.status !== 'verified') throw new Error(`the sending domain is ${report.status}: ${JSON.stringify(report)}`);
   }
 
   private async withPg<T>(run: (pg: Client) => Promise<T>): Promise<T> {
@@ -110,8 +154,9 @@ export class BenchWorld {
     }
   }
 
-  /** Drops the schema, the Redis keys and the streams the bench made. */
+  /** Drops the schema, the Redis keys and the streams the bench made; stops the DNS server. */
   async cleanup(): Promise<void> {
+    await this.dns?.close();
     await this.withPg((pg) => pg.query(`DROP SCHEMA IF EXISTS "${this.config.DATABASE_SCHEMA}" CASCADE`));
     await purgeRedisPrefix(this.config);
     await deleteNamespaceStreams(this.config);

@@ -34,7 +34,33 @@ export class DatabaseProbe {
     return rows;
   }
 
-  /** Clears a team's override; only safe before the team's key is first used (keys are cached). */
+  /** What Herald stored about an email that the API does not return (its region). */
+  async email(emailId: string): Promise<{ region: string; from_address: string } | null> {
+    const { rows } = await this.client.query<{ region: string; from_address: string }>(
+      'SELECT region, from_address FROM emails WHERE id = $1',
+      [emailId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** How many emails a team has on record. */
+  async emailCount(teamId: string): Promise<number> {
+    const { rows } = await this.client.query<{ n: number }>('SELECT count(*)::int AS n FROM emails WHERE team_id = $1', [teamId]);
+    return rows[0].n;
+  }
+
+  /**
+   * Puts a domain in a status as the verifier would (its DNS checks are the domain suites' job):
+   * a legitimate fixture for the send path, which only reads the status.
+   */
+  async setDomainStatus(domainId: string, status: string): Promise<void> {
+    const { rowCount } = await this.client.query(
+      `UPDATE domains SET status = $2, verified_at = CASE WHEN $2 = 'verified' THEN now() ELSE verified_at END WHERE id = $1`,
+      [domainId, status],
+    );
+    if (rowCount !== 1) throw new Error(`no domain ${domainId}`);
+  }
+
   close(): Promise<void> {
     return this.client.end();
   }

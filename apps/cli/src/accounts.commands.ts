@@ -54,12 +54,3 @@ export function createKey(config: HeraldConfig, flags: Record<string, string>) {
     return { id, object: 'api_key', team_id: team.id, permission: flags.permission ?? 'full_access', token };
   });
 }
-
-/** The development team and a fresh key, for `herald all`. Reuses the team across restarts. */
-export function developmentCredentials(config: HeraldConfig) {
-  return withAccounts(config, async (teams, keys) => {
-    const team = (await teams.findByName('Development')) ?? (await teams.create({ name: 'Development' }));
-    const { token } = await keys.create(team.id, { name: `Development key ${new Date().toISOString()}` });
-    return { teamId: team.id, token };
-  });
-}

@@ -1,7 +1,8 @@
 import { ConfigError, HeraldConfig, loadConfig } from '@herald/config';
 import { isHeraldError } from '@herald/core';
 import { runMigrations } from '@herald/database';
-import { createKey, createTeam, developmentCredentials } from './accounts.commands';
+import { createKey, createTeam } from './accounts.commands';
+import { developmentSetup } from './development';
 import { parseFlags, UsageError } from './args';
 import { verifyDomain } from './domain.commands';
 import { ROLES, RoleName, startAll, startRole, Started } from './roles';
@@ -22,7 +23,7 @@ async function main(argv: string[]): Promise<void> {
   const { positional, flags } = parseFlags(argv);
   const [command, sub, argument] = positional;
   if (!command || command === 'help' || flags.help) return void process.stdout.write(`${USAGE}\n`);
-  const config = loadConfig(process.env, command === 'all' ? { DEV_BOOTSTRAP: process.env.DEV_BOOTSTRAP ?? 'true' } : {});
+  const config = loadConfig(process.env, command === 'all' && process.env.NODE_ENV !== 'production' ? { DEV_BOOTSTRAP: process.env.DEV_BOOTSTRAP ?? 'true' } : {});
 
   if (command === 'regions') return print({ object: 'list', current: config.HERALD_REGION, data: config.HERALD_REGIONS });
   if (command === 'migrate') return print({ object: 'migrations', schema: config.DATABASE_SCHEMA, applied: await runMigrations(config) });
@@ -38,15 +39,15 @@ async function runAll(config: HeraldConfig): Promise<void> {
   const applied = await runMigrations(config);
   const started = await startAll(config);
   const api = started.find((s) => s.role === 'api')!;
-  const credentials = config.DEV_BOOTSTRAP ? await developmentCredentials(config) : null;
+  const credentials = config.DEV_BOOTSTRAP ? await developmentSetup(config) : null;
   print({
     object: 'herald',
     region: config.HERALD_REGION,
     api_url: config.PUBLIC_API_URL ?? api.address,
     roles: Object.fromEntries(started.map((s) => [s.role, s.address])),
     migrations_applied: applied,
-    ...(credentials && { team_id: credentials.teamId, api_key: credentials.token }),
-    try: credentials && `curl -X POST ${api.address}/emails -H 'Authorization: Bearer ${credentials.token}' -H 'Content-Type: application/json' -d '{"from":"you@example.com","to":"delivered@example.com","subject":"Hello","html":"<p>Hi</p>"}'`,
+    ...(credentials && { team_id: credentials.teamId, api_key: credentials.token, sending_domain: credentials.from.split('@')[1] }),
+    try: credentials && `curl -X POST ${api.address}/emails -H 'Authorization: Bearer ${credentials.token}' -H 'Content-Type: application/json' -d '{"from":"${credentials.from}","to":"delivered@example.com","subject":"Hello","html":"<p>Hi</p>"}'`,
   });
   await run(started);
 }

@@ -113,6 +113,8 @@ export const configSchema = z
     DOMAIN_RECHECK_INTERVAL_MS: int(1000, 7 * 86400_000).default(6 * 3600_000),
     /** A domain whose records are not seen within this many hours of being added is failed. */
     DOMAIN_VERIFY_WINDOW_HOURS: int(1, 720).default(72),
+    /** How long the send path trusts a looked-up sending domain (a failed domain stops within this). */
+    DOMAIN_CACHE_MS: int(0, 600_000).default(10_000),
 
     DEV_BOOTSTRAP: bool.default(false),
     /** Fault injection for the crash-safety suites; refused in production. */
@@ -129,6 +131,10 @@ export const configSchema = z
   .refine((c) => c.NODE_ENV !== 'production' || c.DKIM_ENCRYPTION_KEY !== undefined, {
     path: ['DKIM_ENCRYPTION_KEY'],
     message: 'is required in production',
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || !c.DEV_BOOTSTRAP, {
+    path: ['DEV_BOOTSTRAP'],
+    message: 'must be false in production (it creates a development team and a domain marked verified)',
   })
   .refine((c) => c.NODE_ENV !== 'production' || c.HERALD_FAILPOINT === 'none', {
     path: ['HERALD_FAILPOINT'],

@@ -1,3 +1,4 @@
 export * from './herald-error';
 export * from './time';
 export * from './ids';
+export * from './periodic-job';

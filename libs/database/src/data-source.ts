@@ -50,3 +50,8 @@ export async function runMigrations(config: HeraldConfig): Promise<string[]> {
     await ds.destroy();
   }
 }
+
+/** Rows changed by an UPDATE or DELETE run through `query()`: TypeORM answers `[rows, count]`. */
+export function affectedRows(result: unknown): number {
+  return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+}

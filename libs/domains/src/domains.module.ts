@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SendingDomains } from './sending-domains.service';
 import { DomainEvents } from './domain-events';
 import { DomainVerificationListener } from './domain-verification.listener';
 import { DomainsRepository } from './domains.repository';
@@ -10,7 +11,7 @@ import { DomainsService } from './domains.service';
  * run the verifier pass DomainVerificationListener to DomainVerificationModule.forRoot.
  */
 @Module({
-  providers: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener],
-  exports: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener],
+  providers: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains],
+  exports: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains],
 })
 export class DomainsModule {}

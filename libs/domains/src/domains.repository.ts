@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { affectedRows } from '@herald/database';
 import { DkimKey, DkimKeyState, DmarcReport, Domain, DomainRecord, DomainStatus, DomainTls, RecordStatus } from './domain.types';
 
 interface DomainRow {
@@ -211,7 +212,7 @@ export class DomainsRepository {
         changes.status ?? null,
       ],
     );
-    return rowCount(result) === 1;
+    return affectedRows(result) === 1;
   }
 
   async delete(teamId: string, id: string): Promise<Domain | null> {
@@ -232,7 +233,7 @@ export class DomainsRepository {
        WHERE team_id = $1 AND id = $2`,
       [teamId, id, at],
     );
-    return rowCount(result) === 1;
+    return affectedRows(result) === 1;
   }
 
   /** Domains whose check is due, locked so that concurrent verifiers take different ones. */
@@ -342,9 +343,6 @@ export class DomainsRepository {
   }
 }
 
-function rowCount(result: unknown): number {
-  return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
-}
 
 function toDomain(r: DomainRow): Domain {
   return {

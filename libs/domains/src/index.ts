@@ -2,6 +2,7 @@ export * from './domain.types';
 export * from './domains.repository';
 export * from './domains.module';
 export * from './domains.service';
+export * from './sending-domains.service';
 export * from './domain-events';
 export * from './domain-verification.listener';
 export * from './domain.presenter';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CONFIG, HeraldConfig } from '@herald/config';
+import { PeriodicJob } from '@herald/core';
 import { SendPublisher } from '@herald/bus';
 import { MetricsService } from '@herald/observability';
 
@@ -19,11 +20,12 @@ interface DueRow {
 @Injectable()
 export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DispatchReconciler.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
-  private stopped = false;
-
   private readonly reconciled;
+  private readonly job = new PeriodicJob(
+    () => this.drain(),
+    () => this.config.RECONCILE_INTERVAL_MS,
+    (error) => this.logger.warn(`reconcile failed: ${error.message}`),
+  );
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
@@ -38,32 +40,16 @@ export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestr
   }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.job.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(async () => {
-      try {
-        await this.runOnce();
-      } catch (error) {
-        this.logger.warn(`reconcile failed: ${(error as Error).message}`);
-      }
-      this.schedule();
-    }, this.config.RECONCILE_INTERVAL_MS);
+  onModuleDestroy(): Promise<void> {
+    return this.job.stop();
   }
 
   /** One pass: publishes what is due (up to RECONCILE_BATCH_SIZE per query) and returns how many. */
-  async runOnce(): Promise<number> {
-    if (this.running) return this.running;
-    this.running = this.drain().finally(() => (this.running = null));
-    return this.running;
+  runOnce(): Promise<number> {
+    return this.job.runOnce();
   }
 
   private async drain(): Promise<number> {
@@ -71,7 +57,7 @@ export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestr
     for (;;) {
       const published = await this.publishDueBatch();
       total += published;
-      if (published < this.config.RECONCILE_BATCH_SIZE || this.stopped) break;
+      if (published < this.config.RECONCILE_BATCH_SIZE || this.job.isStopped) break;
     }
     this.reconciled.inc(total);
     if (total) this.logger.log(`dispatched ${total} overdue email(s) in ${this.config.HERALD_REGION}`);

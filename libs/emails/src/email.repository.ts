@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { DataSource, EntityManager } from 'typeorm';
+import { affectedRows } from '@herald/database';
 import { EmailEvent, EmailRecord, EmailSource, EmailSummary } from './email.types';
 import type { NormalizedEmail } from './validation';
 
@@ -174,7 +175,7 @@ export class EmailRepository {
        WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' AND dispatched_at IS NULL`,
       [teamId, id, scheduledAt],
     );
-    return rowCount(result) === 1;
+    return affectedRows(result) === 1;
   }
 
   /** Cancels a scheduled email that has not been dispatched yet; it never comes due again. */
@@ -184,7 +185,7 @@ export class EmailRepository {
        WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' AND dispatched_at IS NULL`,
       [teamId, id],
     );
-    return rowCount(result) === 1;
+    return affectedRows(result) === 1;
   }
 
   async exists(teamId: string, id: string): Promise<boolean> {
@@ -193,10 +194,6 @@ export class EmailRepository {
   }
 }
 
-/** TypeORM returns `[rows, count]` for UPDATE through `query`. */
-function rowCount(result: unknown): number {
-  return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
-}
 
 function toSummary(row: EmailRow): EmailSummary {
   return {

@@ -46,4 +46,6 @@ export interface Sender {
   teamId: string;
   plan: PlanId;
   homeRegion: string;
+  /** A key restricted to one sending domain (`sending_access` with `domain_id`). */
+  restrictedDomainId: string | null;
 }

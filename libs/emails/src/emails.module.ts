@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DomainsModule } from '@herald/domains';
 import { IdempotencyModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
 import { Dispatcher } from './dispatcher.service';
@@ -13,7 +14,7 @@ import { SendService } from './send.service';
  * importing ConfigModule, DatabaseModule, RedisModule and BusModule.
  */
 @Module({
-  imports: [IdempotencyModule, LimitsModule],
+  imports: [IdempotencyModule, LimitsModule, DomainsModule],
   providers: [EmailRepository, EmailWriter, Dispatcher, SendService, EmailsService],
   exports: [SendService, EmailsService],
 })

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CONFIG, HeraldConfig } from '@herald/config';
-import { HeraldError, newId } from '@herald/core';
+import { HeraldError, isHeraldError, newId } from '@herald/core';
+import { SendingDomains } from '@herald/domains';
 import { IdempotencyRecords, IdempotencyService, isIdempotencyConflict, Lease, Replay } from '@herald/idempotency';
 import { QuotaService } from '@herald/limits';
 import { MetricsService } from '@herald/observability';
@@ -30,15 +31,23 @@ export interface BatchResponse {
   errors?: { index: number; message: string }[];
 }
 
-/** The accepted part of a request: the emails to store and the response to give (and replay). */
-interface Acceptance<R> {
-  emails: NormalizedEmail[];
-  respond: (ids: string[]) => R;
+type BatchError = { index: number; message: string };
+
+/** What validation accepted, by index in the request, and (permissive batch) what it refused. */
+interface Acceptance {
+  emails: { index: number; email: NormalizedEmail }[];
+  /** Refusals reported in the response instead of failing the request; null: any refusal fails it. */
+  errors: BatchError[] | null;
+  /** The response for the stored emails' ids (and the refusals), given and replayed. */
+  respond: (ids: string[], errors: BatchError[] | null) => unknown;
+  /** Prefix of a refusal's message when it fails the request, e.g. `emails[3]: `. */
+  where: (index: number) => string;
 }
 
 /**
  * The send path, one list of named steps for both endpoints:
- * idempotency → validate → quota → persist (with the idempotency record) → dispatch → respond.
+ * idempotency → validate → sending domain (and its region) → quota → persist (with the
+ * idempotency record) → dispatch → respond.
  */
 @Injectable()
 export class SendService {
@@ -54,6 +63,7 @@ export class SendService {
     private readonly idempotency: IdempotencyService,
     private readonly idempotencyRecords: IdempotencyRecords,
     private readonly quota: QuotaService,
+    private readonly sendingDomains: SendingDomains,
     metrics: MetricsService,
   ) {
     this.limits = sendLimitsOf(config);
@@ -64,65 +74,70 @@ export class SendService {
   }
 
   send(sender: Sender, body: unknown, idempotencyKey: string | null, source: EmailSource = 'api'): Promise<SendResponse> {
-    return this.accept(sender, 'POST /emails', body, idempotencyKey, source, () => {
-      const email = orThrow(validateSendRequest(body, this.limits));
-      return { emails: [email], respond: ([id]) => ({ id }) };
-    });
+    return this.accept(sender, 'POST /emails', body, idempotencyKey, source, () => ({
+      emails: [{ index: 0, email: orThrow(validateSendRequest(body, this.limits)) }],
+      errors: null,
+      respond: ([id]) => ({ id }),
+      where: () => '',
+    })) as Promise<SendResponse>;
   }
 
   sendBatch(sender: Sender, body: unknown, mode: 'strict' | 'permissive', idempotencyKey: string | null): Promise<BatchResponse> {
     return this.accept(sender, 'POST /emails/batch', { mode, body }, idempotencyKey, 'api', () => {
       const { results } = orThrow(validateBatchRequest(body, this.limits));
+      const where = (index: number) => `emails[${index}]: `;
+      const respond = (ids: string[], errors: BatchError[] | null) => ({
+        data: ids.map((id) => ({ id })),
+        ...(errors && { errors: [...errors].sort((x, y) => x.index - y.index) }),
+      });
       if (mode === 'strict') {
-        const emails = results.map((result, index) => orThrow(result, `emails[${index}]`));
-        return { emails, respond: (ids) => ({ data: ids.map((id) => ({ id })) }) };
+        const emails = results.map((result, index) => ({ index, email: orThrow(result, where(index)) }));
+        return { emails, errors: null, respond, where };
       }
-      const emails: NormalizedEmail[] = [];
-      const errors: { index: number; message: string }[] = [];
-      results.forEach((result, index) => (result.ok ? emails.push(result.value) : errors.push({ index, message: result.error.message })));
-      return { emails, respond: (ids) => ({ data: ids.map((id) => ({ id })), errors }) };
-    });
+      const emails: Acceptance['emails'] = [];
+      const errors: BatchError[] = [];
+      results.forEach((result, index) =>
+        result.ok ? emails.push({ index, email: result.value }) : errors.push({ index, message: result.error.message }),
+      );
+      return { emails, errors, respond, where };
+    }) as Promise<BatchResponse>;
   }
 
-  private async accept<R>(
+  private async accept(
     sender: Sender,
     endpoint: Endpoint,
     /** What makes two requests "the same": the body, and for batch the validation mode. */
     body: unknown,
     key: string | null,
     source: EmailSource,
-    validate: () => Acceptance<R>,
-  ): Promise<R> {
+    validate: () => Acceptance,
+  ): Promise<unknown> {
     const scope = key ? { teamId: sender.teamId, endpoint, key } : null;
     const hash = scope ? requestHash(body) : '';
     const begun = scope ? await this.idempotency.begin(scope, hash) : null;
-    if (begun?.kind === 'replay') return begun.body as R;
+    if (begun?.kind === 'replay') return begun.body;
     const lease = begun?.lease ?? null;
 
     let reserved: { count: number; at: Date } | null = null;
     try {
-      const { emails, respond } = validate();
-      const count = emails.reduce((n, e) => n + e.recipients.length, 0);
+      const acceptance = validate();
+      const rows = await this.route(sender, acceptance, source, key);
+      const count = rows.reduce((n, r) => n + r.email.recipients.length, 0);
       const at = new Date();
       if (count > 0) {
         await this.quota.reserve(sender.teamId, sender.plan, count, at);
         reserved = { count, at };
       }
 
-      const rows: NewEmail[] = emails.map((email) => ({
-        id: newId(),
-        teamId: sender.teamId,
-        region: sender.homeRegion,
-        source,
-        idempotencyKey: key,
-        email,
-      }));
-      const response = respond(rows.map((r) => r.id));
+      const response = acceptance.respond(
+        rows.map((r) => r.id),
+        acceptance.errors,
+      );
       const replay = await this.persist(rows, lease && { lease, response });
       if (replay) {
         if (reserved) await this.quota.release(sender.teamId, reserved.count, reserved.at);
         reserved = null;
-        return replay.body as R;
+        return replay.body;
       }
       reserved = null;
       this.accepted.inc({ endpoint, source }, rows.length);
@@ -139,6 +154,27 @@ export class SendService {
       if (lease) await this.idempotency.abandon(lease).catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * Each email goes out from its `from` domain, which the team must have verified, and from that
+   * domain's region, whichever region accepted it. A refused domain fails the request, or in a
+   * permissive batch joins the reported errors.
+   */
+  private async route(sender: Sender, acceptance: Acceptance, source: EmailSource, key: string | null): Promise<NewEmail[]> {
+    const rows: NewEmail[] = [];
+    for (const { index, email } of acceptance.emails) {
+      let region: string;
+      try {
+        ({ region } = await this.sendingDomains.resolve(sender.teamId, email.fromDomain, sender.restrictedDomainId));
+      } catch (error) {
+        if (!acceptance.errors || !isHeraldError(error)) throw prefixed(error, acceptance.where(index));
+        acceptance.errors.push({ index, message: error.message });
+        continue;
+      }
+      rows.push({ id: newId(), teamId: sender.teamId, region, source, idempotencyKey: key, email });
+    }
+    return rows;
   }
 
   /**
@@ -169,8 +205,12 @@ export class SendService {
 
 }
 
-function orThrow<T>(result: Validated<T>, where?: string): T {
+function orThrow<T>(result: Validated<T>, where = ''): T {
   if (result.ok) return result.value;
-  if (!where) throw result.error;
-  throw new HeraldError(result.error.code, `${where}: ${result.error.message}`);
+  throw prefixed(result.error, where);
+}
+
+function prefixed(error: unknown, where: string): unknown {
+  if (!where || !isHeraldError(error)) return error;
+  return new HeraldError(error.code, `${where}${error.message}`, error.retryAfterSeconds);
 }

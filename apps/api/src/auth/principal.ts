@@ -19,4 +19,9 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
   return principal;
 });
 
-export const senderOf = (p: Principal): Sender => ({ teamId: p.teamId, plan: p.team.plan, homeRegion: p.team.homeRegion });
+export const senderOf = (p: Principal): Sender => ({
+  teamId: p.teamId,
+  plan: p.team.plan,
+  homeRegion: p.team.homeRegion,
+  restrictedDomainId: p.domainId,
+});

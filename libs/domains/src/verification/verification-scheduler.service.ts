@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CONFIG, HeraldConfig } from '@herald/config';
+import { PeriodicJob } from '@herald/core';
 import { Domain } from '../domain.types';
 import { DomainsRepository } from '../domains.repository';
 import { DomainVerifier } from './domain-verifier.service';
@@ -20,9 +21,11 @@ export class VerificationScheduler implements OnApplicationBootstrap, OnModuleDe
   static batchSize = 20;
 
   private readonly logger = new Logger(VerificationScheduler.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly job = new PeriodicJob(
+    () => this.drain(),
+    () => VerificationScheduler.pollIntervalMs,
+    (error) => this.logger.warn(`domain verification pass failed: ${error.message}`),
+  );
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
@@ -32,36 +35,21 @@ export class VerificationScheduler implements OnApplicationBootstrap, OnModuleDe
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.job.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.job.stop();
   }
 
   /** Verifies everything due now, batch after batch; answers how many domains were checked. */
   runOnce(): Promise<number> {
-    this.running ??= this.drain().finally(() => (this.running = null));
-    return this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(async () => {
-      try {
-        await this.runOnce();
-      } catch (error) {
-        this.logger.warn(`domain verification pass failed: ${(error as Error).message}`);
-      }
-      this.schedule();
-    }, VerificationScheduler.pollIntervalMs);
+    return this.job.runOnce();
   }
 
   private async drain(): Promise<number> {
     let checked = 0;
-    while (!this.stopped) {
+    while (!this.job.isStopped) {
       const due = await this.claim(new Date());
       await Promise.all(due.map((domain) => this.verifyOne(domain)));
       checked += due.length;

@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { HeraldError } from '@herald/core';
+import { DomainsRepository } from './domains.repository';
+import { Domain } from './domain.types';
+
+/** Where an email may be sent from: its verified domain and that domain's region. */
+export interface SendingDomain {
+  domainId: string;
+  name: string;
+  region: string;
+}
+
+const CACHE_MAX = 10_000;
+
+/**
+ * A domain sends while it is verified, and while a verified domain's DNS answers only with
+ * temporary errors (`temporary_failure`, re-checked until it is verified again or failed).
+ */
+const SENDABLE = new Set<Domain['status']>(['verified', 'temporary_failure']);
+
+/**
+ * The enforcement of sending domains on every send path: `from` must be on a domain the team
+ * has verified, and a key restricted to one domain sends only from it. Lookups are cached per
+ * process for DOMAIN_CACHE_MS, so the hot path costs a map read.
+ */
+@Injectable()
+export class SendingDomains {
+  private readonly cache = new Map<string, { domain: Domain; at: number }>();
+
+  constructor(
+    private readonly domains: DomainsRepository,
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+  ) {}
+
+  /** The domain `fromDomain` (lowercase, punycode) of the team, or a 403 naming it. */
+  async resolve(teamId: string, fromDomain: string, restrictedDomainId: string | null): Promise<SendingDomain> {
+    const domain = await this.lookup(teamId, fromDomain);
+    if (!domain || !SENDABLE.has(domain.status)) {
+      const state = domain ? ` (its status is ${domain.status})` : '';
+      throw new HeraldError(
+        'forbidden_from_domain',
+        `The ${fromDomain} domain is not verified${state}. Add and verify it with POST /domains, then send from it.`,
+      );
+    }
+    if (restrictedDomainId && restrictedDomainId !== domain.id) {
+      throw new HeraldError('forbidden_from_domain', `This API key can only send from its own domain, not from ${fromDomain}.`);
+    }
+    return { domainId: domain.id, name: domain.name, region: domain.region };
+  }
+
+  private async lookup(teamId: string, name: string): Promise<Domain | null> {
+    const key = `${teamId}/${name}`;
+    const hit = this.cache.get(key);
+    if (hit && Date.now() - hit.at < this.config.DOMAIN_CACHE_MS) return hit.domain;
+    this.cache.delete(key);
+    const domain = await this.domains.findByName(teamId, name);
+    // Only a domain that may send is cached: one verified a moment ago must not stay refused.
+    if (domain && SENDABLE.has(domain.status)) {
+      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(key, { domain, at: Date.now() });
+    }
+    return domain;
+  }
+}
