@@ -188,6 +188,10 @@ describe('the resend SDK against Herald', () => {
     const broken = await call(api.url, acme.token, 'POST', '/emails', '{"from":', {});
     expect(broken).toMatchObject({ status: 422, body: { name: 'validation_error' } });
     expect(broken.headers.get('ratelimit-limit')).toBe('10000');
+    const nul = await call(api.url, acme.token, 'POST', '/emails', { from: acme.from(), to: 'a@example.com', subject: 'a\u0000b', text: 't' });
+    expect(nul).toMatchObject({ status: 422, body: { name: 'validation_error', message: expect.stringContaining('`subject`') } });
+    const escaped = await call(api.url, acme.token, 'POST', '/emails', { from: acme.from(), to: 'a@example.com', subject: 'a\\u0000b', text: 't' });
+    expect(escaped.status).toBe(200);
     // The key is checked before the body is read: no parsing for a caller without one.
     expect(await call(api.url, null, 'POST', '/emails', '{"from":', {})).toMatchObject({ status: 401, body: { name: 'missing_api_key' } });
     expect(await call(api.url, acme.token, 'GET', '//emails')).toMatchObject({ status: 200 });

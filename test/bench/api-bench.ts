@@ -162,11 +162,16 @@ async function run(servers: ServerProcess[]): Promise<void> {
 
 async function main(): Promise<void> {
   const servers: ServerProcess[] = [];
+  const teardown = async () => {
+    for (const server of servers) await server.stop();
+    await world.cleanup();
+  };
+  // Ctrl-C mid-run still stops the children and removes the schema, keys and streams.
+  process.once('SIGINT', () => void teardown().finally(() => process.exit(130)));
   try {
     await run(servers);
   } finally {
-    for (const server of servers) await server.stop();
-    await world.cleanup();
+    await teardown();
   }
 }
 

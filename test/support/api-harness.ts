@@ -33,7 +33,7 @@ export interface TestApi {
 /** The API role in this process on a random port, on an isolated schema, Redis prefix and NATS namespace. */
 export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
   const isolated = await isolatedConfig(overrides);
-  const { app, url } = await startApi(isolated.config);
+  const { app, url, close } = await startApi(isolated.config);
   const teams = app.get(TeamsService);
   const keys = app.get(ApiKeysService);
   const domains = app.get(DomainsService);
@@ -70,7 +70,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
       };
     },
     async close() {
-      await app.close();
+      await close();
       await isolated.cleanup();
     },
   };

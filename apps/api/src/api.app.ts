@@ -14,6 +14,12 @@ export interface ApiApp {
   app: NestFastifyApplication;
   /** The base URL the API listens on, e.g. http://127.0.0.1:3000 */
   url: string;
+  /**
+   * Stops taking requests, lets the in-flight ones finish, then shuts the role down. Nest's own
+   * close() runs the modules' destroy hooks (Redis, NATS) before it closes the HTTP server,
+   * which would cut in-flight sends off between their commit and their publish.
+   */
+  close(): Promise<void>;
 }
 
 /** Builds, starts and returns the API role. `API_PORT=0` picks a free port (tests). */
@@ -37,7 +43,11 @@ export async function startApi(config: HeraldConfig, logging: LoggingOptions = {
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.API_PORT;
   const host = config.API_HOST === '0.0.0.0' || config.API_HOST === '::' ? '127.0.0.1' : config.API_HOST;
-  return { app, url: `http://${host}:${port}` };
+  const close = async () => {
+    await app.getHttpAdapter().getInstance().close();
+    await app.close();
+  };
+  return { app, url: `http://${host}:${port}`, close };
 }
 
 function serveOpenApi(app: NestFastifyApplication, config: HeraldConfig): void {

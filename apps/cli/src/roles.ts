@@ -20,8 +20,8 @@ export interface Started {
 export async function startRole(role: RoleName, config: HeraldConfig): Promise<Started> {
   switch (role) {
     case 'api': {
-      const { app, url } = await startApi(config);
-      return { role, close: () => app.close(), address: url };
+      const { url, close } = await startApi(config);
+      return { role, close, address: url };
     }
     case 'smtp':
       return context(role, await startSmtp(config));

@@ -38,11 +38,17 @@ export function configureHttp(app: NestFastifyApplication): void {
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
-      done(new HeraldError('validation_error', 'The request body is not valid JSON.'), undefined);
+      return done(new HeraldError('validation_error', 'The request body is not valid JSON.'), undefined);
     }
+    // Postgres text cannot hold NUL. JSON can only carry one as the escape \u0000, so the cheap
+    // text search finds every candidate; the walk tells a real NUL from an escaped backslash.
+    const where = text.includes('\\u0000') ? nulPath(parsed, '') : null;
+    if (where !== null) return done(new HeraldError('validation_error', `The \`${where || 'body'}\` field must not contain NUL (\\u0000) characters.`), undefined);
+    done(null, parsed);
   });
 
   // Nest answers unknown routes itself (a NotFoundException); the filter tells a wrong verb on
@@ -52,4 +58,25 @@ export function configureHttp(app: NestFastifyApplication): void {
     return routes.some((r) => r.method !== method && r.method !== 'HEAD' && r.pattern.test(path));
   };
   app.useGlobalFilters(new HeraldExceptionFilter(otherMethodMatches));
+}
+
+/** The path of the first string (or key) holding a NUL character, or null. */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulPath(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const child = path ? `${path}.${key}` : key;
+      if (key.includes('\0')) return child;
+      const found = nulPath(item, child);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
