@@ -22,6 +22,18 @@ const API_ROUTES = [
   'delete /domains/{id}',
   'post /domains/{id}/verify',
   'post /domains/{id}/dkim/rotate',
+  'post /suppressions',
+  'get /suppressions',
+  'get /suppressions/{idOrEmail}',
+  'delete /suppressions/{idOrEmail}',
+  'post /suppressions/batch/add',
+  'post /suppressions/batch/remove',
+  'post /webhooks',
+  'get /webhooks',
+  'get /webhooks/{id}',
+  'patch /webhooks/{id}',
+  'delete /webhooks/{id}',
+  'post /webhooks/{id}/signing-secret/rotate',
 ];
 const OPERATOR_ROUTES = ['get /health/live', 'get /health/ready', 'get /metrics', 'get /openapi.json'];
 const SEND_ROUTES = ['post /emails', 'post /emails/batch'];
@@ -53,8 +65,20 @@ const ERROR_STATUSES: Record<string, number[]> = {
   'delete /domains/{id}': [...KEY_ERRORS, 404, 422],
   'post /domains/{id}/verify': [...KEY_ERRORS, 404, 422],
   'post /domains/{id}/dkim/rotate': [...KEY_ERRORS, 404, 422],
+  'post /suppressions': [...KEY_ERRORS, 422],
+  'get /suppressions': [...KEY_ERRORS, 422],
+  'get /suppressions/{idOrEmail}': [...KEY_ERRORS, 404, 422],
+  'delete /suppressions/{idOrEmail}': [...KEY_ERRORS, 404, 422],
+  'post /suppressions/batch/add': [...KEY_ERRORS, 422],
+  'post /suppressions/batch/remove': [...KEY_ERRORS, 422],
+  'post /webhooks': [...KEY_ERRORS, 422],
+  'get /webhooks': [...KEY_ERRORS, 422],
+  'get /webhooks/{id}': [...KEY_ERRORS, 404, 422],
+  'patch /webhooks/{id}': [...KEY_ERRORS, 404, 422],
+  'delete /webhooks/{id}': [...KEY_ERRORS, 404, 422],
+  'post /webhooks/{id}/signing-secret/rotate': [...KEY_ERRORS, 404, 422],
 };
-const KNOWN_PARAMETERS = ['id', 'limit', 'after', 'before', 'Idempotency-Key', 'x-batch-validation'];
+const KNOWN_PARAMETERS = ['id', 'idOrEmail', 'origin', 'limit', 'after', 'before', 'Idempotency-Key', 'x-batch-validation'];
 const PUBLIC_API_URL = 'https://api.herald.test';
 
 /** `/openapi.json` against the API that serves it: the routes, and the shapes it really answers with. */
@@ -132,7 +156,7 @@ describe('the OpenAPI document', () => {
     expect(doc.servers).toEqual([{ url: PUBLIC_API_URL }]);
     expect(doc.security).toEqual([{ bearer: [] }]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(doc.tags.map((t: Json) => t.name)).toEqual(['emails', 'api-keys', 'domains', 'operations']);
+    expect(doc.tags.map((t: Json) => t.name)).toEqual(['emails', 'api-keys', 'domains', 'suppressions', 'webhooks', 'operations']);
   });
 
   it('lists exactly the routes the API serves, and the API serves each of them', async () => {
@@ -156,7 +180,7 @@ describe('the OpenAPI document', () => {
       expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
       const expected = OPERATOR_ROUTES.includes(route)
         ? { security: [], tags: ['operations'] }
-        : { security: undefined, tags: [expect.stringMatching(/^(emails|api-keys|domains)$/)] };
+        : { security: undefined, tags: [expect.stringMatching(/^(emails|api-keys|domains|webhooks|suppressions)$/)] };
       expect({ route, security: op.security, tags: op.tags }).toEqual({ route, ...expected });
     }
   });
@@ -309,5 +333,28 @@ describe('the OpenAPI document', () => {
     const region = await call(api.url, acme.token, 'POST', '/domains', { name, region: 'nowhere-1' });
     expect(region.status).toBe(422);
     expect(problems(schema('Error'), region.body)).toEqual([]);
+  });
+
+  it('answers the webhook routes in the documented shapes', async () => {
+    const body = operation('post /webhooks').requestBody.content['application/json'].schema;
+    const example = { endpoint: body.properties.endpoint.example, events: body.properties.events.example };
+    expect(problems(body, example)).toEqual([]);
+    const created = await call(api.url, acme.token, 'POST', '/webhooks', example);
+    expect(created.status).toBe(200);
+    expect(problems(okSchema('post /webhooks'), created.body)).toEqual([]);
+    const id = created.body.id;
+    const got = await call(api.url, acme.token, 'GET', `/webhooks/${id}`);
+    expect(problems(okSchema('get /webhooks/{id}'), got.body)).toEqual([]);
+    const page = await call(api.url, acme.token, 'GET', '/webhooks?limit=5');
+    expect(problems(okSchema('get /webhooks'), page.body)).toEqual([]);
+    const updated = await call(api.url, acme.token, 'PATCH', `/webhooks/${id}`, { status: 'disabled' });
+    expect(problems(okSchema('patch /webhooks/{id}'), updated.body)).toEqual([]);
+    const rotated = await call(api.url, acme.token, 'POST', `/webhooks/${id}/signing-secret/rotate`);
+    expect(problems(okSchema('post /webhooks/{id}/signing-secret/rotate'), rotated.body)).toEqual([]);
+    const deleted = await call(api.url, acme.token, 'DELETE', `/webhooks/${id}`);
+    expect(problems(okSchema('delete /webhooks/{id}'), deleted.body)).toEqual([]);
+    const invalid = await call(api.url, acme.token, 'POST', '/webhooks', { endpoint: 'https://example.com', events: ['nope'] });
+    expect(invalid.status).toBe(422);
+    expect(problems(schema('Error'), invalid.body)).toEqual([]);
   });
 });

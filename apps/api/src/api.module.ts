@@ -7,10 +7,14 @@ import { IdempotencyPurgerModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
 import { LoggingOptions, ObservabilityHttpModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
+import { WebhooksModule } from '@herald/webhooks';
+import { SuppressionsModule } from '@herald/suppressions';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { DomainsController } from './domains/domains.controller';
 import { EmailsController } from './emails/emails.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { SuppressionsController } from './suppressions/suppressions.controller';
 
 /**
  * The REST API role: Resend-compatible endpoints, plus the background work of its region: the
@@ -28,11 +32,13 @@ export class ApiModule {
         LimitsModule,
         EmailsModule,
         DomainsModule,
+        SuppressionsModule,
         DomainVerificationModule.forRoot({ imports: [DomainsModule], listener: DomainVerificationListener }),
         DispatchReconcilerModule,
         IdempotencyPurgerModule,
+        WebhooksModule,
       ],
-      controllers: [EmailsController, ApiKeysController, DomainsController],
+      controllers: [EmailsController, ApiKeysController, DomainsController, SuppressionsController, WebhooksController],
       providers: [ApiKeyGuard],
     };
   }

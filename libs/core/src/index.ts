@@ -2,3 +2,4 @@ export * from './herald-error';
 export * from './time';
 export * from './ids';
 export * from './periodic-job';
+export * from './address.parser';

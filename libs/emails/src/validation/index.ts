@@ -3,5 +3,4 @@ export { validateSendRequest } from './send-request.validator';
 export { parseBatchValidationMode, validateBatchRequest, type BatchValidationMode } from './batch-request.validator';
 export { validateListQuery, validateUpdateEmailRequest, type ListQuery } from './email-query.validator';
 export { parseScheduledAt } from './scheduled-at.parser';
-export { addressDomain, formatAddress, parseAddress, type ParsedAddress } from './address.parser';
 export { requestHash } from './request-hash';

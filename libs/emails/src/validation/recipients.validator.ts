@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addressDomain, addressKey, parseAddress } from './address.parser';
+import { addressDomain, addressKey, parseAddress } from '@herald/core';
 import type { NormalizedEmail } from './validation.types';
 import { fail, invalidAddress, isAbsent, mustBe, typeError } from './zod-issue.mapper';
 

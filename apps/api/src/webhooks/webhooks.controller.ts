@@ -1,0 +1,77 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Principal } from '@herald/accounts';
+import { WebhooksService } from '@herald/webhooks';
+import { ApiKeyGuard } from '../auth/api-key.guard';
+import { CurrentPrincipal } from '../auth/principal';
+import { ApiErrorResponses, ApiIdParam } from '../openapi/openapi.decorators';
+import { ApiWebhookBody, ApiWebhookOk, ApiWebhookPageQuery } from '../openapi/webhooks.schemas';
+
+/** Webhook endpoints. Full-access keys only: ApiKeyGuard refuses sending_access keys here. */
+@ApiTags('webhooks')
+@UseGuards(ApiKeyGuard)
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @ApiOperation({ operationId: 'createWebhook', summary: 'Add a webhook endpoint; the answer carries its signing secret' })
+  @ApiWebhookBody('CreateWebhookRequest')
+  @ApiWebhookOk('WebhookSecret', 'The new webhook and its signing secret.')
+  @ApiErrorResponses(401, 403, 422, 429)
+  @Post()
+  @HttpCode(200)
+  create(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
+    return this.webhooks.create(p.teamId, body);
+  }
+
+  @ApiOperation({ operationId: 'listWebhooks', summary: 'List webhooks, newest first' })
+  @ApiWebhookPageQuery()
+  @ApiWebhookOk('WebhookList', 'The webhooks, without their secrets.')
+  @ApiErrorResponses(401, 403, 422, 429)
+  @Get()
+  list(@CurrentPrincipal() p: Principal, @Query() query: unknown) {
+    return this.webhooks.list(p.teamId, query);
+  }
+
+  @ApiOperation({ operationId: 'getWebhook', summary: 'Retrieve a webhook with its signing secret' })
+  @ApiIdParam('webhook')
+  @ApiWebhookOk('Webhook', 'The webhook.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Get(':id')
+  get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.webhooks.get(p.teamId, id);
+  }
+
+  @ApiOperation({ operationId: 'updateWebhook', summary: 'Change the endpoint, the events or the status' })
+  @ApiIdParam('webhook')
+  @ApiWebhookBody('UpdateWebhookRequest')
+  @ApiWebhookOk('WebhookReference', 'Updated.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Patch(':id')
+  update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
+    return this.webhooks.update(p.teamId, id, body);
+  }
+
+  @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook' })
+  @ApiIdParam('webhook')
+  @ApiWebhookOk('DeletedWebhook', 'Deleted.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Delete(':id')
+  remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.webhooks.remove(p.teamId, id);
+  }
+
+  @ApiOperation({
+    operationId: 'rotateWebhookSigningSecret',
+    summary: 'Rotate the signing secret',
+    description: 'Answers the new secret. Deliveries are signed with the old secret too for 24 hours, so receivers can switch without losing events.',
+  })
+  @ApiIdParam('webhook')
+  @ApiWebhookOk('WebhookSecret', 'The new signing secret.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Post(':id/signing-secret/rotate')
+  @HttpCode(200)
+  rotate(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.webhooks.rotateSigningSecret(p.teamId, id);
+  }
+}

@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Suppression, SuppressionOrigin, SuppressionPage } from './suppression.types';
+
+interface SuppressionRow {
+  id: string;
+  team_id: string;
+  email: string;
+  origin: SuppressionOrigin;
+  source_id: string | null;
+  reason: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, team_id, email, origin, source_id, reason, created_at';
+
+/** A team's suppression list. Every method takes the team first; emails are passed lowercased. */
+@Injectable()
+export class SuppressionsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Inserts a manual entry unless the address is listed already; `created` says which happened. */
+  async addManual(teamId: string, id: string, email: string): Promise<{ entry: Suppression; created: boolean }> {
+    const inserted: SuppressionRow[] = await this.db.query(
+      `INSERT INTO suppressions (id, team_id, email, origin) VALUES ($1, $2, $3, 'manual')
+       ON CONFLICT (team_id, email) DO NOTHING RETURNING ${COLUMNS}`,
+      [id, teamId, email],
+    );
+    if (inserted.length) return { entry: toSuppression(inserted[0]), created: true };
+    const existing = await this.getByEmail(teamId, email);
+    // Removed between the two statements: try once more (it will insert).
+    return existing ? { entry: existing, created: false } : this.addManual(teamId, id, email);
+  }
+
+  /** Inserts or re-suppresses (a later bounce or complaint takes over origin, source and reason). */
+  async upsert(
+    teamId: string,
+    id: string,
+    email: string,
+    origin: SuppressionOrigin,
+    sourceId: string | null,
+    reason: string | null,
+  ): Promise<{ entry: Suppression; created: boolean }> {
+    const rows: (SuppressionRow & { inserted: boolean })[] = await this.db.query(
+      `INSERT INTO suppressions (id, team_id, email, origin, source_id, reason) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (team_id, email) DO UPDATE SET origin = excluded.origin, source_id = excluded.source_id, reason = excluded.reason
+       RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
+      [id, teamId, email, origin, sourceId, reason],
+    );
+    return { entry: toSuppression(rows[0]), created: rows[0].inserted };
+  }
+
+  async getById(teamId: string, id: string): Promise<Suppression | null> {
+    const rows: SuppressionRow[] = await this.db.query(`SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND id = $2`, [teamId, id]);
+    return rows.length ? toSuppression(rows[0]) : null;
+  }
+
+  async getByEmail(teamId: string, email: string): Promise<Suppression | null> {
+    const rows: SuppressionRow[] = await this.db.query(`SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND email = $2`, [
+      teamId,
+      email,
+    ]);
+    return rows.length ? toSuppression(rows[0]) : null;
+  }
+
+  /** Deletes the entries with these ids, or these emails; answers the deleted ones. */
+  async deleteMany(teamId: string, by: { ids: string[] } | { emails: string[] }): Promise<Suppression[]> {
+    const [column, values] = 'ids' in by ? ['id', by.ids] : ['email', by.emails];
+    if (!values.length) return [];
+    const result: unknown = await this.db.query(
+      `DELETE FROM suppressions WHERE team_id = $1 AND ${column} = ANY($2::${column === 'id' ? 'uuid' : 'text'}[]) RETURNING ${COLUMNS}`,
+      [teamId, values],
+    );
+    // TypeORM answers `[rows, count]` for a DELETE run through query().
+    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : []) as SuppressionRow[];
+    return rows.map(toSuppression);
+  }
+
+  /** Which of these (lowercased) addresses the team has suppressed. */
+  async suppressedAmong(teamId: string, emails: string[]): Promise<string[]> {
+    if (!emails.length) return [];
+    const rows: { email: string }[] = await this.db.query(`SELECT email FROM suppressions WHERE team_id = $1 AND email = ANY($2::text[])`, [
+      teamId,
+      emails,
+    ]);
+    return rows.map((r) => r.email);
+  }
+
+  /** The region the team's events go to. */
+  async teamHomeRegion(teamId: string): Promise<string | null> {
+    const rows: { home_region: string }[] = await this.db.query(`SELECT home_region FROM teams WHERE id = $1`, [teamId]);
+    return rows[0]?.home_region ?? null;
+  }
+
+  /** Newest first, `limit` at most, and whether there are more beyond the page. */
+  async listPage(teamId: string, page: SuppressionPage): Promise<{ items: Suppression[]; hasMore: boolean }> {
+    const take = page.limit + 1;
+    const origin = `($3::text IS NULL OR origin = $3)`;
+    const cursor = `(SELECT created_at, id FROM suppressions WHERE team_id = $1 AND id = $4)`;
+    if (page.before) {
+      const rows: SuppressionRow[] = await this.db.query(
+        `SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND ${origin} AND (created_at, id) > ${cursor}
+         ORDER BY created_at, id LIMIT $2`,
+        [teamId, take, page.origin, page.before],
+      );
+      return { items: rows.slice(0, page.limit).reverse().map(toSuppression), hasMore: rows.length > page.limit };
+    }
+    const rows: SuppressionRow[] = page.after
+      ? await this.db.query(
+          `SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND ${origin} AND (created_at, id) < ${cursor}
+           ORDER BY created_at DESC, id DESC LIMIT $2`,
+          [teamId, take, page.origin, page.after],
+        )
+      : await this.db.query(
+          `SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND ${origin} ORDER BY created_at DESC, id DESC LIMIT $2`,
+          [teamId, take, page.origin],
+        );
+    return { items: rows.slice(0, page.limit).map(toSuppression), hasMore: rows.length > page.limit };
+  }
+}
+
+function toSuppression(row: SuppressionRow): Suppression {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    email: row.email,
+    origin: row.origin,
+    sourceId: row.source_id,
+    reason: row.reason,
+    createdAt: row.created_at,
+  };
+}

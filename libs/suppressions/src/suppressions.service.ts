@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { HeraldError, isUuid, newId } from '@herald/core';
+import { SuppressionEvents } from './suppression-events';
+import {
+  normalizeSuppressedAddress,
+  validateAddSuppression,
+  validateBatchAdd,
+  validateBatchRemove,
+  validateSuppressionListQuery,
+} from './suppression-input.validation';
+import { presentDeletedSuppression, presentSuppression, presentSuppressionListEntry } from './suppression.presenter';
+import type { Suppression, SuppressionOrigin } from './suppression.types';
+import { SuppressionsRepository } from './suppressions.repository';
+
+const notFound = () => new HeraldError('not_found', 'Suppression not found');
+
+/**
+ * The team's suppression list: the /suppressions API, and the checks and entries of the
+ * delivery engine (isSuppressed before a send, suppress after a hard bounce or a complaint).
+ */
+@Injectable()
+export class SuppressionsService {
+  constructor(
+    private readonly repository: SuppressionsRepository,
+    private readonly events: SuppressionEvents,
+  ) {}
+
+  /** Adds an address by hand; an address listed already is answered as it is (no event). */
+  async add(teamId: string, body: unknown, homeRegion?: string) {
+    const email = validateAddSuppression(body);
+    const { entry, created } = await this.repository.addManual(teamId, newId(), email);
+    if (created) await this.events.publish('suppression.added', [entry], homeRegion);
+    return presentSuppression(entry);
+  }
+
+  async addMany(teamId: string, body: unknown, homeRegion?: string) {
+    const emails = validateBatchAdd(body);
+    const entries: Suppression[] = [];
+    const added: Suppression[] = [];
+    for (const email of emails) {
+      const { entry, created } = await this.repository.addManual(teamId, newId(), email);
+      entries.push(entry);
+      if (created) added.push(entry);
+    }
+    await this.events.publish('suppression.added', added, homeRegion);
+    return { data: entries.map(presentSuppression) };
+  }
+
+  /** Removes by emails or ids; what is not on the list is left out of the answer. */
+  async removeMany(teamId: string, body: unknown, homeRegion?: string) {
+    const by = validateBatchRemove(body);
+    const removed = await this.repository.deleteMany(teamId, by);
+    await this.events.publish('suppression.removed', removed, homeRegion);
+    return { data: removed.map(presentDeletedSuppression) };
+  }
+
+  async list(teamId: string, query: unknown) {
+    const page = validateSuppressionListQuery(query);
+    const { items, hasMore } = await this.repository.listPage(teamId, page);
+    return { object: 'list' as const, has_more: hasMore, data: items.map(presentSuppressionListEntry) };
+  }
+
+  async get(teamId: string, idOrEmail: string) {
+    return presentSuppression(await this.find(teamId, idOrEmail));
+  }
+
+  async remove(teamId: string, idOrEmail: string, homeRegion?: string) {
+    const key = identifier(idOrEmail);
+    const [removed] = await this.repository.deleteMany(teamId, 'id' in key ? { ids: [key.id] } : { emails: [key.email] });
+    if (!removed) throw notFound();
+    await this.events.publish('suppression.removed', [removed], homeRegion);
+    return presentDeletedSuppression(removed);
+  }
+
+  /** Which of these recipient addresses (any case, `Name <addr>` accepted) are suppressed, lowercased. */
+  async isSuppressed(teamId: string, addresses: string[]): Promise<Set<string>> {
+    const emails = [...new Set(addresses.map(normalizeSuppressedAddress).filter((e): e is string => e !== null))];
+    return new Set(await this.repository.suppressedAmong(teamId, emails));
+  }
+
+  /**
+   * Suppresses an address after a hard bounce or a complaint (or by hand). An address listed
+   * already takes the new origin, source and reason. Publishes suppression.added either way:
+   * the address has been suppressed (again) by this email.
+   */
+  async suppress(
+    teamId: string,
+    email: string,
+    origin: SuppressionOrigin,
+    sourceId: string | null = null,
+    reason: string | null = null,
+  ): Promise<Suppression> {
+    const address = normalizeSuppressedAddress(email);
+    if (!address) throw new HeraldError('validation_error', `Cannot suppress ${JSON.stringify(email)}: not an email address.`);
+    if (sourceId !== null && !isUuid(sourceId)) throw new HeraldError('validation_error', 'The source id must be a valid UUID.');
+    const { entry } = await this.repository.upsert(teamId, newId(), address, origin, sourceId, reason);
+    await this.events.publish('suppression.added', [entry]);
+    return entry;
+  }
+
+  private async find(teamId: string, idOrEmail: string): Promise<Suppression> {
+    const key = identifier(idOrEmail);
+    const entry = 'id' in key ? await this.repository.getById(teamId, key.id) : await this.repository.getByEmail(teamId, key.email);
+    if (!entry) throw notFound();
+    return entry;
+  }
+}
+
+/**
+ * The path segment of /suppressions/:idOrEmail. The SDK encodes it (encodeURIComponent); the
+ * router decodes it once, and a client that encoded it twice is decoded again here.
+ */
+export function identifier(segment: string): { id: string } | { email: string } {
+  let value = segment.trim();
+  if (!isUuid(value) && !value.includes('@') && /%[0-9a-f]{2}/i.test(value)) {
+    try {
+      value = decodeURIComponent(value).trim();
+    } catch {
+      // Not an encoding: taken as it is.
+    }
+  }
+  if (isUuid(value)) return { id: value.toLowerCase() };
+  const email = normalizeSuppressedAddress(value);
+  if (!email) throw new HeraldError('invalid_parameter', 'The suppression must be given by its id (a UUID) or its email address.');
+  return { email };
+}

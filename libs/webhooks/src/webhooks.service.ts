@@ -1,0 +1,78 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { HeraldError, isUuid, newId } from '@herald/core';
+import { EndpointPolicy, validateCreateWebhook, validateUpdateWebhook, validateWebhookListQuery } from './webhook-input.validation';
+import { presentWebhook, presentWebhookSecret, presentWebhookSummary } from './webhook.presenter';
+import { newSigningSecret, ROTATION_OVERLAP_MS, signingSecrets } from './webhook-secrets';
+import type { Webhook } from './webhook.types';
+import { WebhooksRepository } from './webhooks.repository';
+
+const notFound = () => new HeraldError('not_found', 'Webhook not found');
+
+function assertId(id: string): void {
+  if (!isUuid(id)) throw new HeraldError('invalid_parameter', 'The `id` must be a valid UUID.');
+}
+
+/** The /webhooks management API. Delivery (signing, retries, SSRF checks at connect time) is the dispatcher's. */
+@Injectable()
+export class WebhooksService {
+  private readonly policy: EndpointPolicy;
+
+  constructor(
+    @Inject(CONFIG) config: HeraldConfig,
+    private readonly webhooks: WebhooksRepository,
+  ) {
+    // Until the webhooks issue adds a dedicated switch: http and loopback endpoints outside production only.
+    this.policy = { allowInsecure: config.NODE_ENV !== 'production' };
+  }
+
+  async create(teamId: string, body: unknown) {
+    const input = validateCreateWebhook(body, this.policy);
+    const webhook = await this.webhooks.create({ id: newId(), teamId, ...input, signingSecret: newSigningSecret() });
+    return presentWebhookSecret(webhook);
+  }
+
+  async list(teamId: string, query: unknown) {
+    const { items, hasMore } = await this.webhooks.listPage(teamId, validateWebhookListQuery(query));
+    return { object: 'list' as const, has_more: hasMore, data: items.map(presentWebhookSummary) };
+  }
+
+  async get(teamId: string, id: string) {
+    return presentWebhook(await this.find(teamId, id));
+  }
+
+  async update(teamId: string, id: string, body: unknown) {
+    assertId(id);
+    const changes = validateUpdateWebhook(body, this.policy);
+    const updated = await this.webhooks.update(teamId, id, changes);
+    if (!updated) throw notFound();
+    return { object: 'webhook' as const, id };
+  }
+
+  async remove(teamId: string, id: string) {
+    assertId(id);
+    if (!(await this.webhooks.delete(teamId, id))) throw notFound();
+    return { object: 'webhook' as const, id, deleted: true };
+  }
+
+  /** A new current secret; the one it replaces keeps signing beside it for 24 hours. */
+  async rotateSigningSecret(teamId: string, id: string, now: Date = new Date()) {
+    assertId(id);
+    const rotated = await this.webhooks.rotateSecret(teamId, id, newSigningSecret(), new Date(now.getTime() + ROTATION_OVERLAP_MS));
+    if (!rotated) throw notFound();
+    return presentWebhookSecret(rotated);
+  }
+
+  /** The secrets a delivery made at `now` is signed with, current first. */
+  signingSecrets(webhook: Webhook, now: Date = new Date()): string[] {
+    return signingSecrets(webhook, now);
+  }
+
+  /** The stored webhook (for the dispatcher and tests); throws not_found. */
+  async find(teamId: string, id: string): Promise<Webhook> {
+    assertId(id);
+    const webhook = await this.webhooks.get(teamId, id);
+    if (!webhook) throw notFound();
+    return webhook;
+  }
+}
