@@ -64,6 +64,8 @@ export class HeraldExceptionFilter implements ExceptionFilter {
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return new HeraldError('validation_error', 'The request body is not valid JSON.');
+      default:
+        break; // not one of Fastify's body errors
     }
     if (exception instanceof SyntaxError) return new HeraldError('validation_error', 'The request body is not valid JSON.');
     this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
