@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { affectedRows } from '@herald/database';
+import { affectedRows, keysetPage } from '@herald/database';
 import { DkimKey, DkimKeyState, DmarcReport, Domain, DomainRecord, DomainStatus, DomainTls, RecordStatus } from './domain.types';
 
 interface DomainRow {
@@ -167,27 +167,8 @@ export class DomainsRepository {
 
   /** Newest first, `limit` at most, and whether there are more beyond the page. */
   async listPage(teamId: string, page: DomainPage): Promise<{ items: Domain[]; hasMore: boolean }> {
-    const take = page.limit + 1;
-    const cursor = `(SELECT created_at, id FROM domains WHERE team_id = $1 AND id = $3)`;
-    if (page.before) {
-      const rows: DomainRow[] = await this.db.query(
-        `SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND (created_at, id) > ${cursor} ORDER BY created_at, id LIMIT $2`,
-        [teamId, take, page.before],
-      );
-      // Paging toward newer domains: keep the `limit` closest to the cursor, then show newest first.
-      return { items: rows.slice(0, page.limit).reverse().map(toDomain), hasMore: rows.length > page.limit };
-    }
-    const rows: DomainRow[] = page.after
-      ? await this.db.query(
-          `SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND (created_at, id) < ${cursor}
-           ORDER BY created_at DESC, id DESC LIMIT $2`,
-          [teamId, take, page.after],
-        )
-      : await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
-          teamId,
-          take,
-        ]);
-    return { items: rows.slice(0, page.limit).map(toDomain), hasMore: rows.length > page.limit };
+    const { rows, hasMore } = await keysetPage<DomainRow>(this.db, { table: 'domains', columns: COLUMNS, teamId }, page);
+    return { items: rows.map(toDomain), hasMore };
   }
 
   async update(teamId: string, id: string, changes: DomainChanges): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { DataSource, EntityManager } from 'typeorm';
-import { affectedRows } from '@herald/database';
+import { PageRequest, affectedRows, keysetPage } from '@herald/database';
 import { EmailEvent, EmailRecord, EmailSource, EmailSummary } from './email.types';
 import type { NormalizedEmail } from './validation';
 
@@ -133,39 +133,10 @@ export class EmailRepository {
     return rows.length ? toRecord(rows[0]) : null;
   }
 
-  /**
-   * Newest first; `after` pages toward older emails, `before` toward newer, the cursor excluded.
-   * The cursor is compared inside SQL: JavaScript dates would drop created_at's microseconds.
-   * A cursor that is not one of the team's emails yields an empty page.
-   */
-  async list(
-    teamId: string,
-    page: { limit: number; after: string | null; before: string | null },
-  ): Promise<{ items: EmailSummary[]; hasMore: boolean }> {
-    const take = page.limit + 1;
-    const cursor = `(SELECT created_at, id FROM emails WHERE team_id = $1 AND id = $3)`;
-    if (page.before) {
-      const rows: EmailRow[] = await this.db.query(
-        `SELECT ${SUMMARY_COLUMNS} FROM emails WHERE team_id = $1 AND (created_at, id) > ${cursor}
-         ORDER BY created_at ASC, id ASC LIMIT $2`,
-        [teamId, take, page.before],
-      );
-      // Paging toward newer emails: keep the `limit` closest to the cursor, then show newest first.
-      const hasMore = rows.length > page.limit;
-      return { items: rows.slice(0, page.limit).reverse().map(toSummary), hasMore };
-    }
-    const rows: EmailRow[] = page.after
-      ? await this.db.query(
-          `SELECT ${SUMMARY_COLUMNS} FROM emails WHERE team_id = $1 AND (created_at, id) < ${cursor}
-           ORDER BY created_at DESC, id DESC LIMIT $2`,
-          [teamId, take, page.after],
-        )
-      : await this.db.query(
-          `SELECT ${SUMMARY_COLUMNS} FROM emails WHERE team_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
-          [teamId, take],
-        );
-    const hasMore = rows.length > page.limit;
-    return { items: rows.slice(0, page.limit).map(toSummary), hasMore };
+  /** Newest first; `after` pages toward older emails, `before` toward newer (see keysetPage). */
+  async list(teamId: string, page: PageRequest): Promise<{ items: EmailSummary[]; hasMore: boolean }> {
+    const { rows, hasMore } = await keysetPage<EmailRow>(this.db, { table: 'emails', columns: SUMMARY_COLUMNS, teamId }, page);
+    return { items: rows.map(toSummary), hasMore };
   }
 
   /** Moves a scheduled email that has not been dispatched yet. False if it cannot be moved. */

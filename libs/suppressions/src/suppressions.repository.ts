@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { keysetPage } from '@herald/database';
 import { DataSource } from 'typeorm';
 import type { Suppression, SuppressionOrigin, SuppressionPage } from './suppression.types';
 
@@ -94,28 +95,9 @@ export class SuppressionsRepository {
 
   /** Newest first, `limit` at most, and whether there are more beyond the page. */
   async listPage(teamId: string, page: SuppressionPage): Promise<{ items: Suppression[]; hasMore: boolean }> {
-    const take = page.limit + 1;
-    const origin = `($3::text IS NULL OR origin = $3)`;
-    const cursor = `(SELECT created_at, id FROM suppressions WHERE team_id = $1 AND id = $4)`;
-    if (page.before) {
-      const rows: SuppressionRow[] = await this.db.query(
-        `SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND ${origin} AND (created_at, id) > ${cursor}
-         ORDER BY created_at, id LIMIT $2`,
-        [teamId, take, page.origin, page.before],
-      );
-      return { items: rows.slice(0, page.limit).reverse().map(toSuppression), hasMore: rows.length > page.limit };
-    }
-    const rows: SuppressionRow[] = page.after
-      ? await this.db.query(
-          `SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND ${origin} AND (created_at, id) < ${cursor}
-           ORDER BY created_at DESC, id DESC LIMIT $2`,
-          [teamId, take, page.origin, page.after],
-        )
-      : await this.db.query(
-          `SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND ${origin} ORDER BY created_at DESC, id DESC LIMIT $2`,
-          [teamId, take, page.origin],
-        );
-    return { items: rows.slice(0, page.limit).map(toSuppression), hasMore: rows.length > page.limit };
+    const equals = page.origin ? { origin: page.origin } : {};
+    const { rows, hasMore } = await keysetPage<SuppressionRow>(this.db, { table: 'suppressions', columns: COLUMNS, teamId, equals }, page);
+    return { items: rows.map(toSuppression), hasMore };
   }
 }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { keysetPage } from '@herald/database';
 import { DataSource } from 'typeorm';
 import type { WebhookPage } from './webhook-input.validation';
 import type { Webhook, WebhookEventType, WebhookStatus } from './webhook.types';
@@ -57,23 +58,8 @@ export class WebhooksRepository {
 
   /** Newest first; `after` pages toward older ones, `before` toward newer. */
   async listPage(teamId: string, page: WebhookPage): Promise<{ items: Webhook[]; hasMore: boolean }> {
-    const take = page.limit + 1;
-    const cursor = `(SELECT created_at, id FROM webhooks WHERE team_id = $1 AND id = $3)`;
-    if (page.before) {
-      const rows: WebhookRow[] = await this.db.query(
-        `SELECT ${COLUMNS} FROM webhooks WHERE team_id = $1 AND (created_at, id) > ${cursor} ORDER BY created_at, id LIMIT $2`,
-        [teamId, take, page.before],
-      );
-      return { items: rows.slice(0, page.limit).reverse().map(toWebhook), hasMore: rows.length > page.limit };
-    }
-    const rows: WebhookRow[] = page.after
-      ? await this.db.query(
-          `SELECT ${COLUMNS} FROM webhooks WHERE team_id = $1 AND (created_at, id) < ${cursor}
-           ORDER BY created_at DESC, id DESC LIMIT $2`,
-          [teamId, take, page.after],
-        )
-      : await this.db.query(`SELECT ${COLUMNS} FROM webhooks WHERE team_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [teamId, take]);
-    return { items: rows.slice(0, page.limit).map(toWebhook), hasMore: rows.length > page.limit };
+    const { rows, hasMore } = await keysetPage<WebhookRow>(this.db, { table: 'webhooks', columns: COLUMNS, teamId }, page);
+    return { items: rows.map(toWebhook), hasMore };
   }
 
   /** Null when the team has no such webhook. Enabling clears the reason Herald disabled it for. */
