@@ -17,3 +17,9 @@ export {
   type UpdateWebhookInput,
   type WebhookPage,
 } from './webhook-input.validation';
+export * from './webhook-dispatch.options';
+export * from './webhook-messages.repository';
+export * from './webhook-fan-out.service';
+export * from './webhook-dispatcher.service';
+export * from './webhook-dispatch.module';
+export { checkedAddress, postWebhook, RESPONSE_EXCERPT_BYTES, type HttpAttemptResult, type HttpAttemptRequest, type ResolveAll } from './webhook-http.client';
