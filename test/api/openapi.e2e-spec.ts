@@ -34,6 +34,10 @@ const API_ROUTES = [
   'patch /webhooks/{id}',
   'delete /webhooks/{id}',
   'post /webhooks/{id}/signing-secret/rotate',
+  'get /webhooks/{id}/events',
+  'get /webhooks/{id}/events/{eventId}',
+  'post /webhooks/{id}/events/{eventId}/replay',
+  'get /webhooks/{id}/events/{eventId}/attempts',
 ];
 const OPERATOR_ROUTES = ['get /health/live', 'get /health/ready', 'get /metrics', 'get /openapi.json'];
 const SEND_ROUTES = ['post /emails', 'post /emails/batch'];
@@ -77,8 +81,12 @@ const ERROR_STATUSES: Record<string, number[]> = {
   'patch /webhooks/{id}': [...KEY_ERRORS, 404, 422],
   'delete /webhooks/{id}': [...KEY_ERRORS, 404, 422],
   'post /webhooks/{id}/signing-secret/rotate': [...KEY_ERRORS, 404, 422],
+  'get /webhooks/{id}/events': [...KEY_ERRORS, 404, 422],
+  'get /webhooks/{id}/events/{eventId}': [...KEY_ERRORS, 404, 422],
+  'post /webhooks/{id}/events/{eventId}/replay': [...KEY_ERRORS, 404, 422],
+  'get /webhooks/{id}/events/{eventId}/attempts': [...KEY_ERRORS, 404, 422],
 };
-const KNOWN_PARAMETERS = ['id', 'idOrEmail', 'origin', 'limit', 'after', 'before', 'Idempotency-Key', 'x-batch-validation'];
+const KNOWN_PARAMETERS = ['id', 'eventId', 'idOrEmail', 'origin', 'limit', 'after', 'before', 'Idempotency-Key', 'x-batch-validation'];
 const PUBLIC_API_URL = 'https://api.herald.test';
 
 /** `/openapi.json` against the API that serves it: the routes, and the shapes it really answers with. */

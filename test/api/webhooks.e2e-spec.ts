@@ -19,7 +19,7 @@ describe('webhooks through the resend SDK', () => {
   let globex: TestTeam;
 
   beforeAll(async () => {
-    api = await startTestApi();
+    api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8,::1' });
     acme = await api.team();
     globex = await api.team();
   });
@@ -107,10 +107,28 @@ describe('webhooks through the resend SDK', () => {
     expect(invalidId.status).toBe(422);
   });
 
-  it('accepts http and loopback endpoints outside production (tests run with NODE_ENV=test)', async () => {
-    expect(api.config.NODE_ENV).not.toBe('production');
+  it('accepts http and loopback endpoints when WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOWED_ADDRESSES say so', async () => {
+    expect(api.config.WEBHOOK_ALLOW_HTTP).toBe(true);
     const created = await acme.resend.webhooks.create({ endpoint: 'http://127.0.0.1:9999/hook', events: ['email.sent'] });
     expect(created.error).toBeNull();
+    expect((await acme.resend.webhooks.create({ endpoint: 'http://localhost:9999/hook', events: ['email.sent'] })).error).toBeNull();
+    const privateAddress = await acme.resend.webhooks.create({ endpoint: 'http://10.0.0.1/hook', events: ['email.sent'] });
+    expect(privateAddress.error).toMatchObject({ statusCode: 422, message: expect.stringContaining('private, loopback') });
+  });
+
+  it('refuses http and loopback endpoints by default (https only, empty allowlist)', async () => {
+    const strict = await startTestApi();
+    try {
+      const team = await strict.team();
+      for (const endpoint of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://localhost/hook', 'https://[::1]/hook']) {
+        expect({ endpoint, error: (await team.resend.webhooks.create({ endpoint, events: ['email.sent'] })).error }).toMatchObject({
+          endpoint,
+          error: { statusCode: 422, name: 'validation_error' },
+        });
+      }
+    } finally {
+      await strict.close();
+    }
   });
 
   it("scopes webhooks to the team: another team's webhook is a 404 everywhere", async () => {

@@ -2,11 +2,40 @@ import { randomUUID } from 'node:crypto';
 import { INestMicroservice } from '@nestjs/common';
 import { jetstream } from '@nats-io/jetstream';
 import { connect, NatsConnection } from '@nats-io/transport-node';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { DataSource } from 'typeorm';
 import { eventSubject } from '@herald/bus';
 import { startWebhooks } from '../../apps/webhooks/src/webhooks.app';
 import { startTestApi, TestApi, TestTeam } from '../support/api-harness';
 import { ReceivedDelivery, verifySignature, WebhookReceiver } from './webhook-receiver';
+
+/** The delivery's headers of one family, as the verifiers take them. */
+function family(delivery: ReceivedDelivery, prefix: 'webhook' | 'svix'): Record<string, string> {
+  return {
+    [`${prefix}-id`]: String(delivery.headers[`${prefix}-id`]),
+    [`${prefix}-timestamp`]: String(delivery.headers[`${prefix}-timestamp`]),
+    [`${prefix}-signature`]: String(delivery.headers[`${prefix}-signature`]),
+  };
+}
+
+/** Whether the real `standardwebhooks` verifier (webhook-* headers) and the real `svix` one (svix-* headers) both accept it. */
+function verifiesWith(delivery: ReceivedDelivery, secret: string): { standardwebhooks: boolean; svix: boolean } {
+  const accepts = (verify: () => unknown) => {
+    try {
+      verify();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    standardwebhooks: accepts(() => new StandardWebhook(secret).verify(delivery.body, family(delivery, 'webhook'))),
+    svix: accepts(() => new SvixWebhook(secret).verify(delivery.body, family(delivery, 'svix'))),
+  };
+}
+const BOTH = { standardwebhooks: true, svix: true };
+const REST_TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,7 +61,7 @@ describe('webhook delivery', () => {
   let paths = 0;
 
   beforeAll(async () => {
-    api = await startTestApi();
+    api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8,::1' });
     webhooks = await startWebhooks(api.config, {}, { retryScheduleMs: [0, 100, 100, 100, 100, 100, 100, 100], pollIntervalMs: 25, attemptTimeoutMs: 3_000 });
     receiver = await WebhookReceiver.start();
     db = api.app.get(DataSource);
@@ -45,12 +74,25 @@ describe('webhook delivery', () => {
     await api?.close();
   });
 
+  /** Every receiver path's signing secrets: each delivery must verify with one of them. */
+  const secrets = new Map<string, string[]>();
+  afterEach(() => {
+    for (const delivery of receiver.received.splice(0)) {
+      const known = secrets.get(delivery.path) ?? [];
+      expect({ path: delivery.path, verifies: known.some((secret) => verifiesWith(delivery, secret).standardwebhooks && verifiesWith(delivery, secret).svix) }).toEqual({
+        path: delivery.path,
+        verifies: true,
+      });
+    }
+  });
+
   /** A new team with a webhook on its own receiver path. */
   async function teamWithWebhook(events: string[] = ['domain.created']): Promise<{ team: TestTeam; path: string; id: string; secret: string }> {
     const team = await api.team();
     const path = `/hook-${++paths}`;
     const created = await team.resend.webhooks.create({ endpoint: receiver.url(path), events: events as never });
     expect(created.error).toBeNull();
+    secrets.set(path, [created.data!.signing_secret]);
     return { team, path, id: created.data!.id, secret: created.data!.signing_secret };
   }
 
@@ -76,7 +118,8 @@ describe('webhook delivery', () => {
     expect(delivery!.headers['svix-id']).toBe(delivery!.headers['webhook-id']);
     expect(verifySignature(delivery!, secret, 'webhook')).toBe(true);
     expect(verifySignature(delivery!, secret, 'svix')).toBe(true);
-    expect(verifySignature(delivery!, 'whsec_' + Buffer.from('wrong').toString('base64'), 'webhook')).toBe(false);
+    expect(verifiesWith(delivery!, secret)).toEqual(BOTH);
+    expect(verifiesWith(delivery!, 'whsec_' + Buffer.from('wrong-secret-wrong-secret').toString('base64'))).toEqual({ standardwebhooks: false, svix: false });
     await waitFor(async () => (await messagesOf(id)).some((m) => m.status === 'success'), 'the success to be recorded');
   });
 
@@ -98,6 +141,114 @@ describe('webhook delivery', () => {
       { attempt: 2, status_code: 500, response_excerpt: 'answered 500' },
       { attempt: 3, status_code: 200, response_excerpt: 'answered 200' },
     ]);
+
+    // The same story through the event log API, with the resend SDK.
+    const listed = await team.resend.webhooks.events.list({ webhookId: id });
+    expect(listed.error).toBeNull();
+    expect(listed.data).toEqual({
+      object: 'list',
+      has_more: false,
+      data: [{ id: messageId, type: 'domain.created', created_at: expect.stringMatching(REST_TIME), status: 'success' }],
+    });
+    const got = await team.resend.webhooks.events.get({ webhookId: id, eventId: messageId });
+    expect(got.error).toBeNull();
+    expect(got.data).toEqual({
+      object: 'webhook_event',
+      id: messageId,
+      type: 'domain.created',
+      created_at: listed.data!.data[0]!.created_at,
+      status: 'success',
+      next_attempt_at: null,
+      payload: forDomain(path, domain.name)[0]!.json,
+    });
+    const tried = await team.resend.webhooks.events.attempts.list({ webhookId: id, eventId: messageId });
+    expect(tried.error).toBeNull();
+    expect(tried.data!.has_more).toBe(false);
+    expect(tried.data!.data).toEqual([
+      { id: expect.stringMatching(/^\d+$/), http_status_code: 200, response: 'answered 200', sent_at: expect.stringMatching(REST_TIME) },
+      { id: expect.stringMatching(/^\d+$/), http_status_code: 500, response: 'answered 500', sent_at: expect.stringMatching(REST_TIME) },
+      { id: expect.stringMatching(/^\d+$/), http_status_code: 500, response: 'answered 500', sent_at: expect.stringMatching(REST_TIME) },
+    ]);
+    const firstPage = await team.resend.webhooks.events.attempts.list({ webhookId: id, eventId: messageId, limit: 2 });
+    expect(firstPage.data).toMatchObject({ has_more: true, data: [{ http_status_code: 200 }, { http_status_code: 500 }] });
+    const secondPage = await team.resend.webhooks.events.attempts.list({ webhookId: id, eventId: messageId, limit: 2, after: firstPage.data!.data[1]!.id });
+    expect(secondPage.data).toMatchObject({ has_more: false, data: [{ id: tried.data!.data[2]!.id, http_status_code: 500 }] });
+  });
+
+  it('pages the event log newest first and scopes it to the team', async () => {
+    const { team, path, id } = await teamWithWebhook();
+    const names: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      names.push((await createDomain(team)).name);
+      await waitFor(() => forDomain(path, names[i]!).length === 1, `delivery ${i}`);
+    }
+    const messageIds = names.map((n) => forDomain(path, n)[0]!.headers['webhook-id'] as string);
+    const first = await team.resend.webhooks.events.list({ webhookId: id, limit: 2 });
+    expect(first.data).toMatchObject({ has_more: true, data: [{ id: messageIds[2] }, { id: messageIds[1] }] });
+    const second = await team.resend.webhooks.events.list({ webhookId: id, limit: 2, after: messageIds[1]! });
+    expect(second.data).toMatchObject({ has_more: false, data: [{ id: messageIds[0] }] });
+
+    const other = await api.team();
+    const eventId = messageIds[0]!;
+    expect((await other.resend.webhooks.events.list({ webhookId: id })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    expect((await other.resend.webhooks.events.get({ webhookId: id, eventId })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    expect((await other.resend.webhooks.events.replay({ webhookId: id, eventId })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    expect((await other.resend.webhooks.events.attempts.list({ webhookId: id, eventId })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    const unknown = `msg_${'0'.repeat(32)}`;
+    expect((await team.resend.webhooks.events.get({ webhookId: id, eventId: unknown })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    expect((await team.resend.webhooks.events.get({ webhookId: id, eventId: 'nope' })).error).toMatchObject({ statusCode: 422 });
+    expect((await team.resend.webhooks.events.list({ webhookId: id, limit: 101 })).error).toMatchObject({ statusCode: 422, name: 'validation_error' });
+  });
+
+  it('replays a delivered event: delivered again under the same message id, with a fresh attempt budget', async () => {
+    const { team, path, id, secret } = await teamWithWebhook();
+    const domain = await createDomain(team);
+    await waitFor(() => forDomain(path, domain.name).length === 1, 'the delivery');
+    const messageId = forDomain(path, domain.name)[0]!.headers['webhook-id'] as string;
+    await waitFor(async () => (await messagesOf(id)).find((m) => m.id === messageId)?.status === 'success', 'success');
+
+    const replayed = await team.resend.webhooks.events.replay({ webhookId: id, eventId: messageId });
+    expect(replayed).toMatchObject({ data: { object: 'webhook_event', id: messageId }, error: null });
+    await waitFor(() => forDomain(path, domain.name).length === 2, 'the replayed delivery');
+    const [first, again] = forDomain(path, domain.name);
+    expect(again!.headers['webhook-id']).toBe(messageId);
+    expect(again!.headers['svix-id']).toBe(messageId);
+    expect(again!.body).toBe(first!.body);
+    expect(verifiesWith(again!, secret)).toEqual(BOTH);
+    await waitFor(async () => (await messagesOf(id)).find((m) => m.id === messageId)?.status === 'success', 'success again');
+    expect((await messagesOf(id)).find((m) => m.id === messageId)).toMatchObject({ attempts: 1 });
+    const tried = await team.resend.webhooks.events.attempts.list({ webhookId: id, eventId: messageId });
+    expect(tried.data!.data.map((a) => a.http_status_code)).toEqual([200, 200]);
+  });
+
+  it('replays a failed event after the endpoint recovers', async () => {
+    const { team, path, id } = await teamWithWebhook();
+    let healthy = false;
+    receiver.answer(path, () => (healthy ? 200 : 503));
+    const domain = await createDomain(team);
+    await waitFor(async () => (await messagesOf(id)).some((m) => m.status === 'failed'), 'the message to fail', 15_000);
+    const messageId = (await messagesOf(id))[0]!.id;
+    expect(forDomain(path, domain.name)).toHaveLength(8);
+    expect((await team.resend.webhooks.events.get({ webhookId: id, eventId: messageId })).data).toMatchObject({ status: 'failed', next_attempt_at: null });
+    healthy = true;
+    expect((await team.resend.webhooks.events.replay({ webhookId: id, eventId: messageId })).error).toBeNull();
+    await waitFor(async () => (await messagesOf(id)).find((m) => m.id === messageId)?.status === 'success', 'success after replay');
+    expect(forDomain(path, domain.name).map((d) => d.headers['webhook-id'])).toEqual(new Array(9).fill(messageId));
+  });
+
+  it('signs with both secrets after a rotation, through the running role', async () => {
+    const { team, path, id, secret: oldSecret } = await teamWithWebhook();
+    const rotated = await team.resend.webhooks.rotateSigningSecret(id);
+    expect(rotated.error).toBeNull();
+    const newSecret = rotated.data!.signing_secret;
+    expect(newSecret).not.toBe(oldSecret);
+    secrets.set(path, [newSecret, oldSecret]);
+    const domain = await createDomain(team);
+    await waitFor(() => forDomain(path, domain.name).length === 1, 'the delivery');
+    const [delivery] = forDomain(path, domain.name);
+    expect(String(delivery!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifiesWith(delivery!, oldSecret)).toEqual(BOTH);
+    expect(verifiesWith(delivery!, newSecret)).toEqual(BOTH);
   });
 
   it('disables the webhook when the endpoint answers 410, and fails the message', async () => {
@@ -115,7 +266,9 @@ describe('webhook delivery', () => {
   it('does not let a hanging endpoint delay a healthy one', async () => {
     const { team, path: healthy } = await teamWithWebhook();
     const hanging = `/hang-${++paths}`;
-    expect((await team.resend.webhooks.create({ endpoint: receiver.url(hanging), events: ['domain.created'] })).error).toBeNull();
+    const hangingHook = await team.resend.webhooks.create({ endpoint: receiver.url(hanging), events: ['domain.created'] });
+    expect(hangingHook.error).toBeNull();
+    secrets.set(hanging, [hangingHook.data!.signing_secret]);
     receiver.answer(hanging, () => 'hang');
     const names: string[] = [];
     for (let i = 0; i < 8; i++) names.push((await createDomain(team)).name);

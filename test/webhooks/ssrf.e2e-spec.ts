@@ -8,8 +8,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The dispatcher's own address check, behind the API's: a hostname is only resolved at
- * delivery, so `localhost` passes the API (tests run outside production) and is refused by a
- * dispatcher that does not allow loopback. Every refused attempt is recorded; the last fails the message.
+ * delivery, so `localhost` passes the API (whose WEBHOOK_ALLOWED_ADDRESSES allows loopback) and
+ * is refused by a dispatcher whose allowlist is empty. Every refused attempt is recorded; the last fails the message.
  */
 describe('webhook delivery to a refused address', () => {
   let api: TestApi;
@@ -17,8 +17,8 @@ describe('webhook delivery to a refused address', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    api = await startTestApi();
-    webhooks = await startWebhooks(api.config, {}, { retryScheduleMs: [0, 50, 50], pollIntervalMs: 25, allowLoopback: false });
+    api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8,::1' });
+    webhooks = await startWebhooks(api.config, {}, { retryScheduleMs: [0, 50, 50], pollIntervalMs: 25, allowedAddresses: [] });
     receiver = await WebhookReceiver.start();
   });
   afterAll(async () => {

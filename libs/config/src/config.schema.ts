@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -20,6 +21,27 @@ const url = (protocols: string[]) =>
       return false;
     }
   }, `must be a URL with protocol ${protocols.join(' or ')}`);
+/** Comma-separated IPs or CIDRs (`10.0.0.0/8`, `::1`, `fd00::/8`); empty for none. */
+const cidrList = z
+  .string()
+  .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+  .pipe(
+    z.array(
+      z.string().refine((v) => {
+        const [address = '', prefix, extra] = v.split('/');
+        const family = isIP(address);
+        if (family === 0 || extra !== undefined) return false;
+        return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+      }, 'must be an IP address or CIDR like 10.0.0.0/8'),
+    ),
+  );
+/** Comma-separated whole seconds, e.g. `0,5,300`; at least one. */
+const secondsList = z
+  .string()
+  .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^\d{1,7}$/, 'must be whole seconds')).min(1).max(50))
+  .transform((items) => items.map(Number));
+
 /** `plan=value` pairs separated by commas, e.g. `free=10,scale-1m=100`. */
 const planNumbers = z
   .string()
@@ -115,6 +137,18 @@ export const configSchema = z
     DOMAIN_VERIFY_WINDOW_HOURS: int(1, 720).default(72),
     /** How long the send path trusts a looked-up sending domain (a failed domain stops within this). */
     DOMAIN_CACHE_MS: int(0, 600_000).default(10_000),
+
+    /** Delay before each webhook attempt (seconds), the first usually 0; its length is the number of attempts. */
+    WEBHOOK_RETRY_SCHEDULE: secondsList.default([0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
+    /** A webhook attempt must get its 2xx (body included) within this long. */
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: int(100, 120_000).default(15_000),
+    /** Webhook deliveries in flight per webhooks process, and per endpoint per process. */
+    WEBHOOK_CONCURRENCY: int(1, 10_000).default(256),
+    WEBHOOK_CONCURRENCY_PER_ENDPOINT: int(1, 1000).default(4),
+    /** Accept and deliver to http:// endpoints (local use); https only when false. */
+    WEBHOOK_ALLOW_HTTP: bool.default(false),
+    /** IPs / CIDRs the webhook SSRF guard lets through although private or loopback (e.g. `127.0.0.0/8,::1` in tests). */
+    WEBHOOK_ALLOWED_ADDRESSES: cidrList.default([]),
 
     DEV_BOOTSTRAP: bool.default(false),
     /** Fault injection for the crash-safety suites; refused in production. */

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 /*
  * Create/update-time refusal of endpoints whose host is a literal IP in a private, loopback,
@@ -79,4 +79,42 @@ export function classifyHost(hostname: string): AddressClass {
   if (family === 6) return classifyIpv6(host);
   if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback';
   return 'public';
+}
+
+/** Whether an address (no brackets) is on the configured allowlist (WEBHOOK_ALLOWED_ADDRESSES). */
+export type AddressAllowList = (address: string) => boolean;
+
+/**
+ * An allowlist from IPs and CIDRs (`127.0.0.0/8`, `::1`). An IPv4-mapped IPv6 address
+ * (`::ffff:127.0.0.1`) is checked as the IPv4 address it carries.
+ */
+export function addressAllowList(entries: readonly string[]): AddressAllowList {
+  if (entries.length === 0) return () => false;
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return (raw) => {
+    const address = raw.replace(/^\[|\]$/g, '');
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+    const plain = mapped ? mapped[1]! : address;
+    const family = isIP(plain);
+    if (family === 0) return false;
+    return list.check(plain, family === 6 ? 'ipv6' : 'ipv4');
+  };
+}
+
+/**
+ * Whether a URL host passes the create/update check: public, or (a literal IP, or `localhost`
+ * taken as 127.0.0.1 and ::1) allowed by the allowlist. Hostnames are checked again, resolved, at delivery.
+ */
+export function hostAllowed(hostname: string, allowed: AddressAllowList): boolean {
+  const kind = classifyHost(hostname);
+  if (kind === 'public') return true;
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (isIP(host) !== 0) return allowed(host);
+  return allowed('127.0.0.1') || allowed('::1');
 }

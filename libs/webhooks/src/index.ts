@@ -2,9 +2,11 @@ export * from './webhook.types';
 export * from './webhooks.repository';
 export * from './webhooks.service';
 export * from './webhooks.module';
+export * from './webhook-event-log.repository';
+export * from './webhook-events.service';
 export * from './webhook.presenter';
 export * from './webhook-secrets';
-export { classifyHost, type AddressClass } from './endpoint-address';
+export { addressAllowList, classifyHost, hostAllowed, type AddressAllowList, type AddressClass } from './endpoint-address';
 export {
   MAX_ENDPOINT_LENGTH,
   validateCreateWebhook,

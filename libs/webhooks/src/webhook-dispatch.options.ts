@@ -1,8 +1,8 @@
+import type { HeraldConfig } from '@herald/config';
+
 /**
- * The dispatcher's knobs. Defaults are the production values; a test (or, later, config) provides
- * WEBHOOK_DISPATCH_OPTIONS with overrides, e.g. a compressed retry schedule.
- * Wanted as config: WEBHOOK_RETRY_SCHEDULE, WEBHOOK_ATTEMPT_TIMEOUT_MS,
- * WEBHOOK_CONCURRENCY(_PER_ENDPOINT), WEBHOOK_ALLOWED_ADDRESSES.
+ * The dispatcher's knobs. The config (WEBHOOK_*) gives them; a test may still provide
+ * WEBHOOK_DISPATCH_OPTIONS with overrides, e.g. a compressed retry schedule in milliseconds.
  */
 export const WEBHOOK_DISPATCH_OPTIONS = Symbol('WEBHOOK_DISPATCH_OPTIONS');
 
@@ -27,8 +27,10 @@ export interface WebhookDispatchOptions {
   leaseMs: number;
   /** The longest `Retry-After` honoured. */
   maxRetryAfterMs: number;
-  /** Allow loopback endpoints (127.0.0.0/8, ::1, localhost); the module default is NODE_ENV !== 'production'. */
-  allowLoopback?: boolean;
+  /** Deliver to http:// endpoints (WEBHOOK_ALLOW_HTTP); refused otherwise. */
+  allowHttp: boolean;
+  /** IPs / CIDRs the SSRF guard lets through although private or loopback (WEBHOOK_ALLOWED_ADDRESSES). */
+  allowedAddresses: readonly string[];
 }
 
 export const DEFAULT_DISPATCH_OPTIONS: WebhookDispatchOptions = {
@@ -39,7 +41,22 @@ export const DEFAULT_DISPATCH_OPTIONS: WebhookDispatchOptions = {
   perWebhookConcurrency: 4,
   leaseMs: 2 * MINUTE,
   maxRetryAfterMs: 24 * HOUR,
+  allowHttp: false,
+  allowedAddresses: [],
 };
+
+/** The options the config gives (the rest keep their defaults). */
+export function dispatchOptionsFromConfig(config: HeraldConfig): WebhookDispatchOptions {
+  return {
+    ...DEFAULT_DISPATCH_OPTIONS,
+    retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE.map((seconds) => seconds * SECOND),
+    attemptTimeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    globalConcurrency: config.WEBHOOK_CONCURRENCY,
+    perWebhookConcurrency: config.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+    allowHttp: config.WEBHOOK_ALLOW_HTTP,
+    allowedAddresses: config.WEBHOOK_ALLOWED_ADDRESSES,
+  };
+}
 
 /**
  * When attempt `attemptsMade + 1` is due after `attemptsMade` failures, or null when none is

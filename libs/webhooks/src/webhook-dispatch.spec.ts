@@ -1,4 +1,8 @@
+import { addressAllowList } from './endpoint-address';
 import { checkedAddress } from './webhook-http.client';
+
+const NONE = addressAllowList([]);
+const LOOPBACK = addressAllowList(['127.0.0.0/8', '::1']);
 import { DEFAULT_DISPATCH_OPTIONS, DEFAULT_RETRY_SCHEDULE_MS, nextRetryDelayMs, parseRetryAfter } from './webhook-dispatch.options';
 import { settle, signedHeaders } from './webhook-dispatcher.service';
 import { signPayload } from './webhook-secrets';
@@ -63,24 +67,24 @@ describe('checkedAddress (SSRF guard at delivery)', () => {
 
   it('refuses names resolving to private, link-local, metadata or mapped addresses', async () => {
     for (const address of ['10.1.2.3', '192.168.0.1', '169.254.169.254', '::ffff:169.254.169.254', 'fd00:ec2::254', '0.0.0.0']) {
-      await expect(checkedAddress('hooks.example.com', true, resolvesTo(address))).resolves.toMatch(/^refused: hooks.example.com resolves to private/);
+      await expect(checkedAddress('hooks.example.com', LOOPBACK, resolvesTo(address))).resolves.toMatch(/^refused: hooks.example.com resolves to private/);
     }
   });
 
   it('refuses a name with one private record among public ones', async () => {
-    await expect(checkedAddress('mixed.example.com', false, resolvesTo('93.184.216.34', '10.0.0.1'))).resolves.toMatch(/refused/);
+    await expect(checkedAddress('mixed.example.com', NONE, resolvesTo('93.184.216.34', '10.0.0.1'))).resolves.toMatch(/refused/);
   });
 
   it('allows loopback only when told to, and public addresses always', async () => {
-    await expect(checkedAddress('localhost', false, resolvesTo('127.0.0.1'))).resolves.toMatch(/refused: .* loopback/);
-    await expect(checkedAddress('localhost', true, resolvesTo('127.0.0.1'))).resolves.toEqual({ address: '127.0.0.1', family: 4 });
-    await expect(checkedAddress('example.com', false, resolvesTo('93.184.216.34'))).resolves.toEqual({ address: '93.184.216.34', family: 4 });
+    await expect(checkedAddress('localhost', NONE, resolvesTo('127.0.0.1'))).resolves.toMatch(/refused: .* loopback/);
+    await expect(checkedAddress('localhost', LOOPBACK, resolvesTo('127.0.0.1'))).resolves.toEqual({ address: '127.0.0.1', family: 4 });
+    await expect(checkedAddress('example.com', NONE, resolvesTo('93.184.216.34'))).resolves.toEqual({ address: '93.184.216.34', family: 4 });
   });
 
   it('reports a name that does not resolve', async () => {
     const fails = async () => {
       throw new Error('ENOTFOUND');
     };
-    await expect(checkedAddress('nowhere.invalid', false, fails)).resolves.toMatch(/could not resolve nowhere.invalid/);
+    await expect(checkedAddress('nowhere.invalid', NONE, fails)).resolves.toMatch(/could not resolve nowhere.invalid/);
   });
 });

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { PeriodicJob } from '@herald/core';
 import { CONFIG, HeraldConfig } from '@herald/config';
-import { DEFAULT_DISPATCH_OPTIONS, nextRetryDelayMs, parseRetryAfter, WEBHOOK_DISPATCH_OPTIONS, WebhookDispatchOptions } from './webhook-dispatch.options';
+import { type AddressAllowList, addressAllowList } from './endpoint-address';
+import { dispatchOptionsFromConfig, nextRetryDelayMs, parseRetryAfter, WEBHOOK_DISPATCH_OPTIONS, WebhookDispatchOptions } from './webhook-dispatch.options';
 import { HttpAttemptResult, postWebhook } from './webhook-http.client';
 import { DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
 import { signingSecrets, signPayload } from './webhook-secrets';
@@ -41,6 +42,7 @@ export function settle(result: HttpAttemptResult, attemptsMade: number, options:
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private readonly options: WebhookDispatchOptions;
+  private readonly allowed: AddressAllowList;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perWebhook = new Map<string, number>();
   private readonly job: PeriodicJob;
@@ -50,7 +52,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     @Inject(CONFIG) config: HeraldConfig,
     @Optional() @Inject(WEBHOOK_DISPATCH_OPTIONS) overrides: Partial<WebhookDispatchOptions> | null,
   ) {
-    this.options = { ...DEFAULT_DISPATCH_OPTIONS, allowLoopback: config.NODE_ENV !== 'production', ...overrides };
+    this.options = { ...dispatchOptionsFromConfig(config), ...overrides };
+    this.allowed = addressAllowList(this.options.allowedAddresses);
     this.job = new PeriodicJob(
       () => this.poll(),
       () => this.options.pollIntervalMs,
@@ -99,7 +102,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       headers: signedHeaders(message, body, sentAt),
       body,
       timeoutMs: this.options.attemptTimeoutMs,
-      allowLoopback: this.options.allowLoopback ?? false,
+      allowHttp: this.options.allowHttp,
+      allowed: this.allowed,
     });
     const attempt = message.attempts + 1;
     const settlement = settle(result, attempt, this.options, new Date());

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { addressAllowList } from './endpoint-address';
 import { postWebhook, ResolveAll } from './webhook-http.client';
 
 /** postWebhook against a real local HTTP server. */
@@ -15,7 +16,7 @@ describe('postWebhook', () => {
     return [{ address: '127.0.0.1', family: 4 }];
   };
   const post = (path: string, timeoutMs = 2000, allowLoopback = true) =>
-    postWebhook({ endpoint: `http://hooks.rebind.test:${port}${path}`, headers: { 'webhook-id': 'msg_x' }, body: '{"a":1}', timeoutMs, allowLoopback }, resolver);
+    postWebhook({ endpoint: `http://hooks.rebind.test:${port}${path}`, headers: { 'webhook-id': 'msg_x' }, body: '{"a":1}', timeoutMs, allowHttp: true, allowed: addressAllowList(allowLoopback ? ['127.0.0.0/8', '::1'] : []) }, resolver);
 
   beforeAll(async () => {
     server = createServer((req, res) => handler(req, res));
@@ -73,7 +74,7 @@ describe('postWebhook', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const result = await postWebhook({ endpoint: `http://dead.test:${deadPort}/`, headers: {}, body: '{}', timeoutMs: 1000, allowLoopback: true }, resolver);
+    const result = await postWebhook({ endpoint: `http://dead.test:${deadPort}/`, headers: {}, body: '{}', timeoutMs: 1000, allowHttp: true, allowed: addressAllowList(['127.0.0.0/8']) }, resolver);
     expect(result).toMatchObject({ kind: 'error', error: expect.stringMatching(/ECONNREFUSED/) });
   });
 });

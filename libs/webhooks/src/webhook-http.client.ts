@@ -3,7 +3,7 @@ import { request as httpRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { promisify } from 'node:util';
-import { classifyHost } from './endpoint-address';
+import { type AddressAllowList, classifyHost } from './endpoint-address';
 
 /** Bytes of the receiver's response kept with the attempt. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
@@ -19,7 +19,10 @@ export interface HttpAttemptRequest {
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
-  allowLoopback: boolean;
+  /** http:// endpoints are delivered to (WEBHOOK_ALLOW_HTTP); otherwise refused. */
+  allowHttp: boolean;
+  /** Private / loopback addresses let through anyway (WEBHOOK_ALLOWED_ADDRESSES). */
+  allowed: AddressAllowList;
 }
 
 export type ResolveAll = (host: string) => Promise<LookupAddress[]>;
@@ -27,10 +30,10 @@ const resolveAll: ResolveAll = (host) => promisify(dnsLookup)(host, { all: true,
 
 /**
  * Resolves the endpoint's host once and picks the first address Herald may connect to; refuses
- * when any resolved address is private, link-local, metadata, or loopback (unless allowed), so a
- * name that mixes public and private records cannot be used to reach inside.
+ * when any resolved address is private, link-local, metadata, or loopback and not on the
+ * allowlist, so a name that mixes public and private records cannot be used to reach inside.
  */
-export async function checkedAddress(hostname: string, allowLoopback: boolean, resolve: ResolveAll = resolveAll): Promise<LookupAddress | string> {
+export async function checkedAddress(hostname: string, allowed: AddressAllowList, resolve: ResolveAll = resolveAll): Promise<LookupAddress | string> {
   const host = hostname.replace(/^\[|\]$/g, '');
   let addresses: LookupAddress[];
   try {
@@ -41,7 +44,7 @@ export async function checkedAddress(hostname: string, allowLoopback: boolean, r
   if (addresses.length === 0) return `${host} has no addresses`;
   for (const a of addresses) {
     const kind = classifyHost(a.address);
-    if (kind === 'private' || (kind === 'loopback' && !allowLoopback)) return `refused: ${host} resolves to ${kind} address ${a.address}`;
+    if (kind !== 'public' && !allowed(a.address)) return `refused: ${host} resolves to ${kind} address ${a.address}`;
   }
   return addresses[0]!;
 }
@@ -55,7 +58,10 @@ export async function postWebhook(req: HttpAttemptRequest, resolve: ResolveAll =
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   const url = new URL(req.endpoint);
-  const address = await checkedAddress(url.hostname, req.allowLoopback, resolve);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && req.allowHttp)) {
+    return { kind: 'refused', error: `refused: ${url.protocol} endpoints are not allowed (WEBHOOK_ALLOW_HTTP)`, durationMs: elapsed() };
+  }
+  const address = await checkedAddress(url.hostname, req.allowed, resolve);
   if (typeof address === 'string') return { kind: 'refused', error: address, durationMs: elapsed() };
   const pinned: LookupFunction = (_host, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [address]);

@@ -1,9 +1,9 @@
 import { HeraldError } from '@herald/core';
-import { classifyHost } from './endpoint-address';
+import { addressAllowList, classifyHost } from './endpoint-address';
 import { validateCreateWebhook, validateUpdateWebhook, validateWebhookListQuery } from './webhook-input.validation';
 
-const PROD = { allowInsecure: false };
-const DEV = { allowInsecure: true };
+const PROD = { allowHttp: false, allowed: addressAllowList([]) };
+const DEV = { allowHttp: true, allowed: addressAllowList(['127.0.0.0/8', '::1']) };
 
 function error(fn: () => unknown): { code: string; message: string } {
   try {

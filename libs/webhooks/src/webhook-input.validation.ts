@@ -1,5 +1,5 @@
 import { HeraldError, isUuid } from '@herald/core';
-import { classifyHost } from './endpoint-address';
+import { type AddressAllowList, hostAllowed } from './endpoint-address';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES, type WebhookEventType, type WebhookStatus } from './webhook.types';
 
 /*
@@ -10,10 +10,12 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES, type WebhookEventType, type Webh
 
 export const MAX_ENDPOINT_LENGTH = 2048;
 
-/** What the endpoint rules depend on. A dedicated config switch for http endpoints belongs to the webhooks issue. */
+/** What the endpoint rules depend on (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOWED_ADDRESSES). */
 export interface EndpointPolicy {
-  /** http:// endpoints and loopback hosts are accepted (NODE_ENV !== 'production'). */
-  allowInsecure: boolean;
+  /** http:// endpoints are accepted. */
+  allowHttp: boolean;
+  /** Private / loopback literal addresses (and `localhost`) accepted anyway. */
+  allowed: AddressAllowList;
 }
 
 export interface CreateWebhookInput {
@@ -52,13 +54,12 @@ export function validateEndpoint(value: unknown, policy: EndpointPolicy): string
   } catch {
     throw invalid('The `endpoint` field must be an absolute URL, like `https://example.com/webhooks`.');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowInsecure)) {
-    throw invalid(policy.allowInsecure ? 'The `endpoint` field must be an http or https URL.' : 'The `endpoint` field must be an https URL.');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
+    throw invalid(policy.allowHttp ? 'The `endpoint` field must be an http or https URL.' : 'The `endpoint` field must be an https URL.');
   }
   if (url.username !== '' || url.password !== '') throw invalid('The `endpoint` field must not contain credentials.');
   if (url.hostname === '') throw invalid('The `endpoint` field must have a host.');
-  const host = classifyHost(url.hostname);
-  if (host === 'private' || (host === 'loopback' && !policy.allowInsecure)) {
+  if (!hostAllowed(url.hostname, policy.allowed)) {
     throw invalid('The `endpoint` field must not point to a private, loopback, link-local or metadata address.');
   }
   return url.href.length > MAX_ENDPOINT_LENGTH ? text : url.href;

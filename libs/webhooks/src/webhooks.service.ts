@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isUuid, newId } from '@herald/core';
+import { addressAllowList } from './endpoint-address';
 import { EndpointPolicy, validateCreateWebhook, validateUpdateWebhook, validateWebhookListQuery } from './webhook-input.validation';
 import { presentWebhook, presentWebhookSecret, presentWebhookSummary } from './webhook.presenter';
 import { newSigningSecret, ROTATION_OVERLAP_MS, signingSecrets } from './webhook-secrets';
@@ -22,8 +23,7 @@ export class WebhooksService {
     @Inject(CONFIG) config: HeraldConfig,
     private readonly webhooks: WebhooksRepository,
   ) {
-    // Until the webhooks issue adds a dedicated switch: http and loopback endpoints outside production only.
-    this.policy = { allowInsecure: config.NODE_ENV !== 'production' };
+    this.policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowed: addressAllowList(config.WEBHOOK_ALLOWED_ADDRESSES) };
   }
 
   async create(teamId: string, body: unknown) {

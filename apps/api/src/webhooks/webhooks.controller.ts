@@ -1,18 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '@herald/accounts';
-import { WebhooksService } from '@herald/webhooks';
+import { WebhookEventsService, WebhooksService } from '@herald/webhooks';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal';
 import { ApiErrorResponses, ApiIdParam } from '../openapi/openapi.decorators';
-import { ApiWebhookBody, ApiWebhookOk, ApiWebhookPageQuery } from '../openapi/webhooks.schemas';
+import { ApiWebhookBody, ApiWebhookEventParam, ApiWebhookLogPageQuery, ApiWebhookOk, ApiWebhookPageQuery } from '../openapi/webhooks.schemas';
 
 /** Webhook endpoints. Full-access keys only: ApiKeyGuard refuses sending_access keys here. */
 @ApiTags('webhooks')
 @UseGuards(ApiKeyGuard)
 @Controller('webhooks')
 export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly events: WebhookEventsService,
+  ) {}
 
   @ApiOperation({ operationId: 'createWebhook', summary: 'Add a webhook endpoint; the answer carries its signing secret' })
   @ApiWebhookBody('CreateWebhookRequest')
@@ -73,5 +76,53 @@ export class WebhooksController {
   @HttpCode(200)
   rotate(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.webhooks.rotateSigningSecret(p.teamId, id);
+  }
+
+  @ApiOperation({ operationId: 'listWebhookEvents', summary: "The webhook's event log (one entry per message), newest first" })
+  @ApiIdParam('webhook')
+  @ApiWebhookLogPageQuery('event id')
+  @ApiWebhookOk('WebhookEventList', 'The events.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Get(':id/events')
+  listEvents(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: unknown) {
+    return this.events.list(p.teamId, id, query);
+  }
+
+  @ApiOperation({ operationId: 'getWebhookEvent', summary: 'Retrieve an event of the log with its payload' })
+  @ApiIdParam('webhook')
+  @ApiWebhookEventParam()
+  @ApiWebhookOk('WebhookEvent', 'The event.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Get(':id/events/:eventId')
+  getEvent(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('eventId') eventId: string) {
+    return this.events.get(p.teamId, id, eventId);
+  }
+
+  @ApiOperation({
+    operationId: 'replayWebhookEvent',
+    summary: 'Deliver an event again',
+    description:
+      'Queues the event for delivery now under the same message id (receivers dedupe on it). A delivered or failed event gets a ' +
+      'fresh attempt budget; one being attempted right now is left to that attempt. A disabled webhook delivers it once enabled.',
+  })
+  @ApiIdParam('webhook')
+  @ApiWebhookEventParam()
+  @ApiWebhookOk('WebhookEventReference', 'Queued.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Post(':id/events/:eventId/replay')
+  @HttpCode(200)
+  replayEvent(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('eventId') eventId: string) {
+    return this.events.replay(p.teamId, id, eventId);
+  }
+
+  @ApiOperation({ operationId: 'listWebhookEventAttempts', summary: 'The delivery attempts of an event, newest first' })
+  @ApiIdParam('webhook')
+  @ApiWebhookEventParam()
+  @ApiWebhookLogPageQuery('attempt id')
+  @ApiWebhookOk('WebhookEventAttemptList', 'The attempts.')
+  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @Get(':id/events/:eventId/attempts')
+  listAttempts(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('eventId') eventId: string, @Query() query: unknown) {
+    return this.events.attempts(p.teamId, id, eventId, query);
   }
 }
