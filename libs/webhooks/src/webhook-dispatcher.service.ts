@@ -38,6 +38,8 @@ export function settle(result: HttpAttemptResult, attemptsMade: number, options:
  * flight and `perWebhookConcurrency` per webhook, so a slow endpoint only ever holds its own
  * slots. Shutdown stops polling and waits for the attempts in flight.
  */
+const WAKE_DELAY_MS = 5;
+
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookDispatcher.name);
@@ -46,6 +48,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perWebhook = new Map<string, number>();
   private readonly job: PeriodicJob;
+  private wakeTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly messages: WebhookMessagesRepository,
@@ -66,6 +69,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   async onModuleDestroy(): Promise<void> {
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
     await this.job.stop();
     await Promise.allSettled([...this.inFlight]);
   }
@@ -80,6 +84,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     return due.length;
   }
 
+  /**
+   * A finished delivery frees a slot: look for due messages again within a few milliseconds
+   * instead of at the next poll, coalescing the wake-ups of deliveries that finish together.
+   * Without it a busy endpoint gets at most perWebhookConcurrency deliveries per poll interval.
+   */
+  private wake(): void {
+    if (this.wakeTimer || this.job.isStopped) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.job.runOnce().catch((error: Error) => this.logger.warn(`webhook poll failed: ${error.message}`));
+    }, WAKE_DELAY_MS);
+  }
+
   private start(message: DueMessage): void {
     this.perWebhook.set(message.webhookId, (this.perWebhook.get(message.webhookId) ?? 0) + 1);
     const run = this.deliver(message)
@@ -89,6 +106,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         const left = (this.perWebhook.get(message.webhookId) ?? 1) - 1;
         if (left > 0) this.perWebhook.set(message.webhookId, left);
         else this.perWebhook.delete(message.webhookId);
+        this.wake();
       });
     this.inFlight.add(run);
   }
