@@ -4,8 +4,7 @@ import type { Principal } from '@herald/accounts';
 import { DomainsService } from '@herald/domains';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal';
-import { ApiDomainPageQuery } from '../openapi/domains.schemas';
-import { ApiErrorResponses, ApiIdParam, ApiOk } from '../openapi/openapi.decorators';
+import { ApiErrorResponses, ApiIdParam, ApiOk, ApiPageQuery } from '../openapi/openapi.decorators';
 import { schemaRef } from '../openapi/schemas';
 
 /** Sending domains. Full-access keys only: ApiKeyGuard refuses sending_access keys here. */
@@ -26,7 +25,7 @@ export class DomainsController {
   }
 
   @ApiOperation({ operationId: 'listDomains', summary: 'List domains, newest first' })
-  @ApiDomainPageQuery()
+  @ApiPageQuery('domain', { limitOptional: true })
   @ApiOk('DomainList', 'The domains, without their records.')
   @ApiErrorResponses(401, 403, 422, 429)
   @Get()

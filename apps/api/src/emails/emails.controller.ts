@@ -58,7 +58,7 @@ export class EmailsController {
   }
 
   @ApiOperation({ operationId: 'listEmails', summary: 'List emails, newest first' })
-  @ApiPageQuery()
+  @ApiPageQuery('email')
   @ApiOk('EmailList', 'A page of emails.')
   @ApiErrorResponses(401, 403, 422, 429)
   @Get()

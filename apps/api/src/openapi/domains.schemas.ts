@@ -1,5 +1,3 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiQuery } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import type { DomainStatus, RecordPurpose, RecordStatus } from '@herald/domains';
 import { constant, list, nullable, reference, REST_TIMESTAMP, schemaRef, UUID } from './schemas';
@@ -167,25 +165,3 @@ export function domainComponentSchemas(regions: readonly string[]): Record<Domai
   };
 }
 
-/** GET /domains: pagination is optional there, as on Resend's older list endpoints. */
-export const ApiDomainPageQuery = () =>
-  applyDecorators(
-    ApiQuery({
-      name: 'limit',
-      required: false,
-      description: 'Domains per page. Without it (and without a cursor), every domain in one response.',
-      schema: { type: 'integer', minimum: 1, maximum: 100 },
-    }),
-    ApiQuery({
-      name: 'after',
-      required: false,
-      description: 'Cursor: the id of the domain the page starts after (older domains). Not with `before`.',
-      schema: { type: 'string', format: 'uuid' },
-    }),
-    ApiQuery({
-      name: 'before',
-      required: false,
-      description: 'Cursor: the id of the domain the page ends before (newer domains). Not with `after`.',
-      schema: { type: 'string', format: 'uuid' },
-    }),
-  );

@@ -132,24 +132,32 @@ export const ApiBatchValidationHeader = () =>
 export const ApiIdParam = (what: string) =>
   ApiParam({ name: 'id', description: `The ${what}'s id.`, schema: { type: 'string', format: 'uuid' } });
 
-export const ApiPageQuery = () =>
+/**
+ * `limit`, `after` and `before` of a keyset-paged list (see keysetPage). `noun` names the items;
+ * with `limitOptional` the list is whole when no limit is given (Resend's older list endpoints).
+ */
+export const ApiPageQuery = (noun = 'item', { limitOptional = false }: { limitOptional?: boolean } = {}) =>
   applyDecorators(
     ApiQuery({
       name: 'limit',
       required: false,
-      description: 'Items per page.',
-      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+      description: limitOptional
+        ? `${capitalized(noun)}s per page. Without it (and without a cursor), every ${noun} in one response.`
+        : `${capitalized(noun)}s per page.`,
+      schema: { type: 'integer', minimum: 1, maximum: 100, ...(!limitOptional && { default: 20 }) },
     }),
     ApiQuery({
       name: 'after',
       required: false,
-      description: 'Cursor: the id of the item the page starts after (older items). Not with `before`.',
+      description: `Cursor: the id of the ${noun} the page starts after (older ${noun}s). Not with \`before\`.`,
       schema: { type: 'string', format: 'uuid' },
     }),
     ApiQuery({
       name: 'before',
       required: false,
-      description: 'Cursor: the id of the item the page ends before (newer items). Not with `after`.',
+      description: `Cursor: the id of the ${noun} the page ends before (newer ${noun}s). Not with \`after\`.`,
       schema: { type: 'string', format: 'uuid' },
     }),
   );
+
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiParam, ApiQuery } from '@nestjs/swagger';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import { MAX_SUPPRESSION_BATCH, SUPPRESSION_ORIGINS, type SuppressionOrigin } from '@herald/suppressions';
+import { ApiPageQuery } from './openapi.decorators';
 import { constant, nullable, REST_TIMESTAMP, UUID } from './schemas';
 
 /*
@@ -94,22 +95,5 @@ export const ApiIdOrEmailParam = () =>
 export const ApiSuppressionPageQuery = () =>
   applyDecorators(
     ApiQuery({ name: 'origin', required: false, description: 'Only entries of this origin.', schema: ORIGIN }),
-    ApiQuery({
-      name: 'limit',
-      required: false,
-      description: 'Entries per page.',
-      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-    }),
-    ApiQuery({
-      name: 'after',
-      required: false,
-      description: 'Cursor: the id of the entry the page starts after (older entries). Not with `before`.',
-      schema: { type: 'string', format: 'uuid' },
-    }),
-    ApiQuery({
-      name: 'before',
-      required: false,
-      description: 'Cursor: the id of the entry the page ends before (newer entries). Not with `after`.',
-      schema: { type: 'string', format: 'uuid' },
-    }),
+    ApiPageQuery('entry'),
   );

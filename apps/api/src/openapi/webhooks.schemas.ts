@@ -126,13 +126,6 @@ export const ApiWebhookOk = (name: WebhookSchemaName, description: string) =>
 
 export const ApiWebhookBody = (name: 'CreateWebhookRequest' | 'UpdateWebhookRequest') => ApiBody({ schema: WEBHOOK_SCHEMAS[name] });
 
-export const ApiWebhookPageQuery = () =>
-  applyDecorators(
-    ApiQuery({ name: 'limit', required: false, description: 'Items per page.', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
-    ApiQuery({ name: 'after', required: false, description: 'The id of the webhook to list after (older).', schema: { type: 'string', format: 'uuid' } }),
-    ApiQuery({ name: 'before', required: false, description: 'The id of the webhook to list before (newer).', schema: { type: 'string', format: 'uuid' } }),
-  );
-
 export const ApiWebhookEventParam = () =>
   ApiParam({ name: 'eventId', description: 'The webhook event (message) id.', schema: { type: 'string', pattern: '^msg_[0-9a-f]{32}$' } });
 

@@ -4,8 +4,8 @@ import type { Principal } from '@herald/accounts';
 import { WebhookEventsService, WebhooksService } from '@herald/webhooks';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal';
-import { ApiErrorResponses, ApiIdParam } from '../openapi/openapi.decorators';
-import { ApiWebhookBody, ApiWebhookEventParam, ApiWebhookLogPageQuery, ApiWebhookOk, ApiWebhookPageQuery } from '../openapi/webhooks.schemas';
+import { ApiErrorResponses, ApiIdParam, ApiPageQuery } from '../openapi/openapi.decorators';
+import { ApiWebhookBody, ApiWebhookEventParam, ApiWebhookLogPageQuery, ApiWebhookOk } from '../openapi/webhooks.schemas';
 
 /** Webhook endpoints. Full-access keys only: ApiKeyGuard refuses sending_access keys here. */
 @ApiTags('webhooks')
@@ -28,7 +28,7 @@ export class WebhooksController {
   }
 
   @ApiOperation({ operationId: 'listWebhooks', summary: 'List webhooks, newest first' })
-  @ApiWebhookPageQuery()
+  @ApiPageQuery('webhook')
   @ApiWebhookOk('WebhookList', 'The webhooks, without their secrets.')
   @ApiErrorResponses(401, 403, 422, 429)
   @Get()
