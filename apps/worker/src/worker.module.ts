@@ -1,12 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { HeraldConfig } from '@herald/config';
+import { DeliveryModule } from '@herald/delivery';
 import { LoggingOptions, OpsServerModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
+import { SendHandler } from './send.handler';
 
-/** The sender-actor role. It will consume its region's send stream and deliver to recipients' MX (the delivery engine work); today it runs its runtime, health and metrics. */
+/** The sender-actor role: consumes its region's send stream and delivers to recipients' MX hosts. */
 @Module({})
 export class WorkerModule {
   static forConfig(config: HeraldConfig, logging: LoggingOptions = {}): DynamicModule {
-    return { module: WorkerModule, imports: [RuntimeModule.forRole('worker', config, logging), OpsServerModule] };
+    return {
+      module: WorkerModule,
+      imports: [RuntimeModule.forRole('worker', config, logging), OpsServerModule, DeliveryModule],
+      controllers: [SendHandler],
+    };
   }
 }

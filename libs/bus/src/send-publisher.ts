@@ -11,9 +11,15 @@ export const sendCommandSchema = z.object({
   emailId: z.string().refine(isUuid, 'must be a UUID'),
   teamId: z.string().refine(isUuid, 'must be a UUID'),
   region: z.string().regex(/^[a-z]{2}-[a-z]+-\d$/, 'must look like us-east-1'),
+  /** 0 for the first dispatch; each later one (a retry, a lease that ran out) has its own, so dedupe keeps it. */
+  generation: z.number().int().min(0).optional(),
 });
 
 export type SendCommand = z.infer<typeof sendCommandSchema>;
+
+/** The Nats-Msg-Id of a dispatch: the email id, then `<id>.<generation>` for each later dispatch. */
+export const dispatchMsgId = (command: SendCommand): string =>
+  command.generation ? `${command.emailId}.${command.generation}` : command.emailId;
 
 /** The stream's acknowledgement; `duplicate` means the email id was already in the dedupe window. */
 export interface PublishResult {
@@ -47,7 +53,7 @@ export class SendPublisher {
     }
     const ack = await this.nats
       .jetstream()
-      .publish(sendSubject(this.config.NATS_NAMESPACE, command.region), JSON.stringify(command), { msgID: command.emailId });
+      .publish(sendSubject(this.config.NATS_NAMESPACE, command.region), JSON.stringify(command), { msgID: dispatchMsgId(command) });
     return { seq: ack.seq, duplicate: ack.duplicate };
   }
 

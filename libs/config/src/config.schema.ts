@@ -150,6 +150,41 @@ export const configSchema = z
     /** IPs / CIDRs the webhook SSRF guard lets through although private or loopback (e.g. `127.0.0.0/8,::1` in tests). */
     WEBHOOK_ALLOWED_ADDRESSES: cidrList.default([]),
 
+    /** The TCP port of recipients' MX hosts: 25 on the internet; tests point it at local sinks. */
+    DELIVERY_PORT: int(1, 65535).default(25),
+    /** The EHLO name of this region's senders; default `mta.<region>.<MAIL_DOMAIN>`. */
+    DELIVERY_HOSTNAME: z
+      .string()
+      .regex(/^([a-z0-9-]+\.)*[a-z0-9-]+$/, 'must be a lowercase host name')
+      .optional(),
+    /** Delay before each retry of a deferred recipient (seconds); the last one repeats until DELIVERY_EXPIRY_SECONDS. */
+    DELIVERY_RETRY_SCHEDULE: secondsList.default([60, 300, 900, 1800, 3600, 7200, 14400]),
+    /** A recipient still deferred this long after the email was accepted bounces (Transient). */
+    DELIVERY_EXPIRY_SECONDS: int(1, 30 * 86400).default(72 * 3600),
+    /** Emails a worker process holds at once (pulled, queued in actors, or being sent). */
+    DELIVERY_CONCURRENCY: int(1, 100_000).default(1024),
+    /** SMTP connections per destination (recipient domains sharing MX hosts share them). */
+    DELIVERY_CONNECTIONS_PER_DESTINATION: int(1, 1000).default(10),
+    /** Messages sent over one SMTP connection before it is replaced. */
+    DELIVERY_MESSAGES_PER_CONNECTION: int(1, 100_000).default(100),
+    /** Jobs waiting per destination; beyond this a job is deferred at once instead of queued. */
+    DELIVERY_QUEUE_PER_DESTINATION: int(1, 1_000_000).default(2000),
+    /** RFC 5321 §4.5.3.2 timeouts: TCP connect, the 220 greeting, and each later command's reply. */
+    DELIVERY_CONNECT_TIMEOUT_MS: int(100, 600_000).default(30_000),
+    DELIVERY_GREETING_TIMEOUT_MS: int(100, 600_000).default(300_000),
+    DELIVERY_COMMAND_TIMEOUT_MS: int(100, 1_200_000).default(300_000),
+    /** How long a worker's claim on a recipient lasts; past it a crashed worker's recipients are retried. */
+    DELIVERY_CLAIM_SECONDS: int(5, 86400).default(900),
+    /** Recipient domains whose `delivered@`, `bounced@`, `complained@`, `suppressed@` addresses are simulated. */
+    TEST_ADDRESS_DOMAINS: z
+      .string()
+      .transform((s) => s.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^([a-z0-9-]+\.)+[a-z0-9-]+$/, 'must be a domain name')))
+      .default(['herald.test', 'resend.dev']),
+    /** The bounce MX (DSNs and complaint reports for Return-Path addresses), served by the smtp role. */
+    BOUNCE_MX_PORT: int(0, 65535).default(25),
+    BOUNCE_MX_HOST: z.string().default('0.0.0.0'),
+
     DEV_BOOTSTRAP: bool.default(false),
     /** Fault injection for the crash-safety suites; refused in production. */
     HERALD_FAILPOINT: z.enum(['none', 'crash-after-commit']).default('none'),

@@ -1,7 +1,19 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 /** Resource ids are UUIDs, as Resend's are. */
 export const newId = (): string => randomUUID();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string): boolean => UUID.test(value);
+
+/**
+ * A UUID (version 8, RFC 9562) derived from its parts, so the same fact always gets the same id:
+ * an event recorded twice (a redelivered report, a retried transaction) is stored once.
+ */
+export function stableId(...parts: string[]): string {
+  const hash = createHash('sha256').update(parts.join('\u0000')).digest();
+  hash[6] = (hash[6] & 0x0f) | 0x80;
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -3,3 +3,4 @@ export * from './time';
 export * from './ids';
 export * from './periodic-job';
 export * from './address.parser';
+export * from './group-commit';

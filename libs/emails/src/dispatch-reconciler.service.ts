@@ -9,6 +9,7 @@ interface DueRow {
   id: string;
   team_id: string;
   region: string;
+  dispatch_count: number;
 }
 
 /**
@@ -67,14 +68,14 @@ export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestr
   private publishDueBatch(): Promise<number> {
     return this.db.transaction(async (manager) => {
       const due: DueRow[] = await manager.query(
-        `SELECT id, team_id, region FROM emails
+        `SELECT id, team_id, region, dispatch_count FROM emails
          WHERE region = $1 AND dispatched_at IS NULL AND dispatch_at <= now()
          ORDER BY dispatch_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [this.config.HERALD_REGION, this.config.RECONCILE_BATCH_SIZE],
       );
       if (!due.length) return 0;
       const results = await Promise.allSettled(
-        due.map((row) => this.publisher.publish({ emailId: row.id, teamId: row.team_id, region: row.region })),
+        due.map((row) => this.publisher.publish({ emailId: row.id, teamId: row.team_id, region: row.region, generation: row.dispatch_count })),
       );
       const published = due.filter((_, i) => results[i].status === 'fulfilled').map((row) => row.id);
       if (published.length < due.length) this.logger.warn(`${due.length - published.length} publish(es) failed; retrying next pass`);

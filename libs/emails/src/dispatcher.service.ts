@@ -62,7 +62,11 @@ export class Dispatcher implements OnModuleDestroy {
     this.confirmed = [];
     if (!ids.length) return;
     try {
-      await this.db.query(`UPDATE emails SET dispatched_at = now() WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL`, [ids]);
+      // A worker may have claimed the email already (dispatch_count > 0): its lease must stand.
+      await this.db.query(
+        `UPDATE emails SET dispatched_at = now() WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL AND dispatch_count = 0`,
+        [ids],
+      );
     } catch (error) {
       // Not fatal: the reconciler republishes these and JetStream dedupes within its window.
       this.logger.warn(`could not record ${ids.length} dispatches: ${(error as Error).message}`);

@@ -1,3 +1,4 @@
 export * from './test-config';
 export * from './cleanup';
 export * from './dns-server';
+export * from './mx-sink';

@@ -3,6 +3,7 @@ import { Domains1764200000000 } from './1764200000000-domains';
 import { Suppressions1764300000000 } from './1764300000000-suppressions';
 import { Webhooks1764400000000 } from './1764400000000-webhooks';
 import { WebhookDeliveries1764500000000 } from './1764500000000-webhook-deliveries';
+import { Delivery1764600000000 } from './1764600000000-delivery';
 
 /** Every migration, in order. A new migration is a new file listed here. */
-export const migrations = [Foundation1764100000000, Domains1764200000000, Suppressions1764300000000, Webhooks1764400000000, WebhookDeliveries1764500000000];
+export const migrations = [Foundation1764100000000, Domains1764200000000, Suppressions1764300000000, Webhooks1764400000000, WebhookDeliveries1764500000000, Delivery1764600000000];

@@ -1,0 +1,114 @@
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { parseReturnPath } from '../message/verp';
+import { parseReport, type ParsedReport } from './report-parser';
+
+/** A report that arrived for one of our emails. */
+export interface ReceivedReport {
+  /** From the verified VERP recipient address. */
+  emailId: string;
+  report: ParsedReport;
+  /** MAIL FROM, usually empty (the null sender) for DSNs. */
+  envelopeFrom: string;
+  remoteAddress: string;
+}
+
+export interface BounceMxOptions {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** Greeting and EHLO name. */
+  hostname: string;
+  /** Advertised with SIZE; larger messages get 552. */
+  maxBytes: number;
+  /** The VERP key (see `verpKey`). */
+  key: Buffer;
+  /** Records the report; a rejection makes the sender try again later (451). */
+  onReport: (report: ReceivedReport) => Promise<void>;
+  logger?: { warn(message: string): void; log?(message: string): void };
+}
+
+type SmtpError = Error & { responseCode: number };
+const smtpError = (responseCode: number, message: string): SmtpError => Object.assign(new Error(message), { responseCode });
+
+/**
+ * The MX of the Return-Path domains: receives bounces (DSNs) and feedback-loop complaints (ARF)
+ * for emails Herald sent. Only VERP addresses with a valid tag are accepted, so the id of every
+ * report is known from the envelope and forged reports are refused at RCPT time.
+ *
+ * No AUTH (senders are other MTAs) and no STARTTLS: bounces carry no secrets worth the
+ * certificate management, and senders deliver in plaintext when TLS is not offered.
+ */
+export class BounceMx {
+  private constructor(
+    private readonly server: SMTPServer,
+    readonly port: number,
+  ) {}
+
+  static async start(options: BounceMxOptions): Promise<BounceMx> {
+    const server = new SMTPServer({
+      name: options.hostname,
+      banner: 'bounce and feedback MX',
+      size: options.maxBytes,
+      authOptional: true,
+      disabledCommands: ['AUTH', 'STARTTLS'],
+      hideSTARTTLS: true,
+      logger: false,
+      onRcptTo(address, _session, callback) {
+        callback(parseReturnPath(address.address, options.key) ? null : smtpError(550, '5.1.1 no such user here'));
+      },
+      onData(stream, session, callback) {
+        receive(stream, session, options).then(
+          (reply) => callback(null, reply),
+          (error: SmtpError) => callback(error),
+        );
+      },
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      server.server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.server.off('error', reject);
+        const address = server.server.address();
+        resolve(typeof address === 'object' && address ? address.port : options.port);
+      });
+    });
+    return new BounceMx(server, port);
+  }
+
+  /** Stops accepting; waits for open sessions (smtp-server closes stragglers after its timeout). */
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Handles one DATA: parse, hand the report over once per email id, map the outcome to a reply. */
+async function receive(stream: SMTPServerDataStream, session: SMTPServerSession, options: BounceMxOptions): Promise<string> {
+  const raw = await readCapped(stream, options.maxBytes);
+  if (!raw || stream.sizeExceeded) throw smtpError(552, `5.3.4 message exceeds fixed maximum message size ${options.maxBytes}`);
+  const report = await parseReport(raw);
+  const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+  if (!report) {
+    options.logger?.log?.(`Ignored a message from <${envelopeFrom}> (${session.remoteAddress}) that is not a bounce or complaint report.`);
+    return '2.0.0 OK: not a report, ignored';
+  }
+  const emailIds = new Set(session.envelope.rcptTo.map((rcpt) => parseReturnPath(rcpt.address, options.key)));
+  try {
+    for (const emailId of emailIds) {
+      if (emailId) await options.onReport({ emailId, report, envelopeFrom, remoteAddress: session.remoteAddress });
+    }
+  } catch (error) {
+    options.logger?.warn(`Could not record a ${report.kind} report from ${session.remoteAddress}: ${error instanceof Error ? error.message : String(error)}`);
+    throw smtpError(451, '4.3.0 try again later');
+  }
+  return '2.0.0 OK: report recorded';
+}
+
+/** The message, or null once it grows past the cap (the rest is drained, not kept). */
+async function readCapped(stream: SMTPServerDataStream, maxBytes: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total <= maxBytes) chunks.push(chunk);
+  }
+  return total > maxBytes ? null : Buffer.concat(chunks, total);
+}

@@ -1,0 +1,2 @@
+export * from './report-parser';
+export * from './bounce-mx';

@@ -1,0 +1,67 @@
+/**
+ * The vocabulary of the delivery engine. Outcomes are values: a transmission never throws, it
+ * says per recipient what happened, and the engine records that.
+ */
+
+/** Resend's bounce taxonomy (API.md §9.4 and §13). */
+export type BounceType = 'Permanent' | 'Transient' | 'Undetermined';
+export type BounceSubType =
+  | 'General'
+  | 'NoEmail'
+  | 'Suppressed'
+  | 'OnAccountSuppressionList'
+  | 'MailboxFull'
+  | 'MessageTooLarge'
+  | 'ContentRejected'
+  | 'AttachmentRejected'
+  | 'Undetermined';
+
+/** The `bounce` object of an `email.bounced` event. */
+export interface Bounce {
+  type: BounceType;
+  subType: BounceSubType;
+  message: string;
+  /** e.g. `["smtp; 550 5.1.1 <x@example.com>: user unknown"]`. */
+  diagnosticCode: string[];
+}
+
+/** What one attempt (or a later report) says about one recipient. */
+export type RecipientOutcome =
+  | { kind: 'delivered'; response: string; mx: string }
+  /** Try again later: 4xx, timeouts, refused or dropped connections, DNS failures. */
+  | {
+      kind: 'deferred';
+      response: string;
+      mx: string | null;
+      /** The job was handed back unstarted (shutdown): no attempt was made, so none should be counted. */
+      notAttempted?: true;
+    }
+  /** The receiving side refused for good (5xx, null MX, no such domain). */
+  | { kind: 'bounced'; bounce: Bounce; mx: string | null };
+
+export interface RecipientResult {
+  /** The recipient's address, as the email lists it (bare `local@domain`). */
+  recipient: string;
+  outcome: RecipientOutcome;
+}
+
+/** One SMTP transaction's worth of work: every recipient of one email at one domain. */
+export interface DeliveryJob {
+  /** For logs and metrics. */
+  emailId: string;
+  /** Recipient domain, lowercased (IDNs in their A-label form). */
+  domain: string;
+  /** Bare addresses, all at `domain`. */
+  recipients: string[];
+  /** The MAIL FROM (VERP Return-Path). */
+  envelopeFrom: string;
+  /** The whole message, DKIM-signed, CRLF line endings. */
+  message: Buffer;
+  /** The sending domain's `tls` is `enforced`: no STARTTLS offered means deferred, never plaintext. */
+  requireTls: boolean;
+}
+
+/** Sends jobs to recipients' MX hosts. Never rejects: every recipient of the job gets one result. */
+export interface Transmitter {
+  deliver(job: DeliveryJob): Promise<RecipientResult[]>;
+}

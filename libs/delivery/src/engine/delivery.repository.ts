@@ -1,0 +1,361 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { newId } from '@herald/core';
+import type { EmailEventRecord, EmailFacts } from './email-events';
+
+export type RecipientStatus = 'queued' | 'sending' | 'deferred' | 'delivered' | 'bounced' | 'suppressed' | 'failed';
+
+export interface ClaimedRecipient {
+  position: number;
+  kind: 'to' | 'cc' | 'bcc';
+  address: string;
+  /** Attempts including this one. */
+  attempts: number;
+  /** The suppression list's origin when the address is on it. */
+  suppressedBy: 'bounce' | 'complaint' | 'manual' | null;
+}
+
+export interface ClaimedAttachment {
+  filename: string | null;
+  contentType: string | null;
+  contentId: string | null;
+  path: string | null;
+  content: Buffer | null;
+}
+
+/** An email some of whose recipients this worker now holds, with what it needs to send it. */
+export interface ClaimedEmail extends EmailFacts {
+  token: string;
+  generation: number;
+  /** No event had been recorded yet: this claim makes it `sent`. */
+  firstClaim: boolean;
+  to: string[];
+  cc: string[] | null;
+  replyTo: string[] | null;
+  html: string | null;
+  text: string | null;
+  /** When the email became due (its schedule, or its acceptance): retries expire from here. */
+  dueAt: Date;
+  recipients: ClaimedRecipient[];
+  attachments: ClaimedAttachment[];
+}
+
+export interface RecipientUpdate {
+  position: number;
+  status: RecipientStatus;
+  response: string | null;
+  mx: string | null;
+  nextAttemptAt: Date | null;
+}
+
+/** What one claim produced: the recipients' new states and the events that say so. */
+export interface EmailOutcome {
+  emailId: string;
+  token: string;
+  updates: RecipientUpdate[];
+  events: EmailEventRecord[];
+}
+
+interface ClaimRow {
+  email_id: string;
+  position: number;
+  kind: 'to' | 'cc' | 'bcc';
+  address: string;
+  attempts: number;
+  suppressed_by: ClaimedRecipient['suppressedBy'];
+}
+
+interface EmailRow {
+  id: string;
+  team_id: string;
+  region: string;
+  from_address: string;
+  to_addresses: string[];
+  cc_addresses: string[] | null;
+  reply_to: string[] | null;
+  subject: string;
+  html: string | null;
+  text_body: string | null;
+  headers: Record<string, string> | null;
+  tags: { name: string; value: string }[] | null;
+  message_id: string;
+  created_at: Date;
+  due_at: Date;
+  dispatch_count: number;
+  before: string;
+}
+
+interface AttachmentRow extends Omit<ClaimedAttachment, 'contentType' | 'contentId'> {
+  email_id: string;
+  content_type: string | null;
+  content_id: string | null;
+}
+
+/**
+ * The delivery engine's state in Postgres. A claim takes the recipients that are due (queued,
+ * deferred past their time, or held by a worker whose claim ran out) and turns the email's
+ * dispatch into a lease: if this worker dies, the reconciler dispatches the email again when the
+ * claim runs out. Recording an outcome is fenced by the claim's token, so a worker that lost its
+ * claim cannot overwrite the one that took over. Both work on many emails per statement.
+ */
+@Injectable()
+export class DeliveryRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Claims the due recipients of these emails; `onClaim` gives the events to record with the claim. */
+  async claim(
+    emailIds: string[],
+    claimSeconds: number,
+    onClaim: (emails: ClaimedEmail[]) => EmailEventRecord[],
+  ): Promise<{ claimed: Map<string, ClaimedEmail>; events: EmailEventRecord[] }> {
+    const token = newId();
+    return this.db.transaction(async (m) => {
+      // TypeORM answers an UPDATE with [rows, count].
+      const [rows]: [ClaimRow[], number] = await m.query(
+        `UPDATE email_recipients r
+            SET status = 'sending', attempts = r.attempts + 1, claim_token = $3,
+                claimed_until = now() + make_interval(secs => $2), updated_at = now()
+           FROM emails e
+          WHERE r.email_id = ANY($1::uuid[]) AND e.id = r.email_id AND e.last_event <> 'canceled'
+            AND ((r.status IN ('queued', 'deferred') AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now()))
+                 OR (r.status = 'sending' AND r.claimed_until <= now()))
+        RETURNING r.email_id, r.position, r.kind, r.address, r.attempts,
+                  (SELECT s.origin FROM suppressions s WHERE s.team_id = e.team_id AND s.email = lower(r.address)) AS suppressed_by`,
+        [emailIds, claimSeconds, token],
+      );
+      if (!rows.length) return { claimed: new Map<string, ClaimedEmail>(), events: [] };
+      const claimedIds = [...new Set(rows.map((r) => r.email_id))];
+      const [emails]: [EmailRow[], number] = await m.query(
+        `UPDATE emails e
+            SET dispatch_count = e.dispatch_count + 1, dispatched_at = NULL,
+                dispatch_at = now() + make_interval(secs => $2),
+                last_event = CASE WHEN old.before IN ('queued', 'scheduled') THEN 'sent' ELSE e.last_event END,
+                last_event_at = CASE WHEN old.before IN ('queued', 'scheduled') THEN now() ELSE e.last_event_at END
+           FROM (SELECT id, last_event AS before FROM emails WHERE id = ANY($1::uuid[]) FOR UPDATE) old
+          WHERE e.id = old.id
+        RETURNING e.id, e.team_id, e.region, e.from_address, e.to_addresses, e.cc_addresses, e.reply_to, e.subject,
+                  e.html, e.text_body, e.headers, e.tags, e.message_id, e.created_at,
+                  greatest(e.created_at, coalesce(e.scheduled_at, e.created_at)) AS due_at, e.dispatch_count, old.before`,
+        [claimedIds, claimSeconds],
+      );
+      const attachments: AttachmentRow[] = await m.query(
+        `SELECT email_id, filename, content_type, content_id, path, content FROM email_attachments
+          WHERE email_id = ANY($1::uuid[]) ORDER BY email_id, position`,
+        [claimedIds],
+      );
+      const claimed = new Map(emails.map((row) => [row.id, toClaimedEmail(row, token)]));
+      for (const r of rows) {
+        claimed.get(r.email_id)?.recipients.push({
+          position: r.position,
+          kind: r.kind,
+          address: r.address,
+          attempts: r.attempts,
+          suppressedBy: r.suppressed_by,
+        });
+      }
+      for (const a of attachments) {
+        claimed.get(a.email_id)?.attachments.push({
+          filename: a.filename,
+          contentType: a.content_type,
+          contentId: a.content_id,
+          path: a.path,
+          content: a.content,
+        });
+      }
+      return { claimed, events: await this.insertEvents(m, onClaim([...claimed.values()])) };
+    });
+  }
+
+  /**
+   * Records outcomes. An outcome whose claim was taken over records nothing. Returns, per
+   * outcome, the events that were new (an event recorded before keeps its id and is not
+   * published again).
+   */
+  async record(outcomes: EmailOutcome[]): Promise<EmailEventRecord[][]> {
+    if (!outcomes.length) return [];
+    return this.db.transaction(async (m) => {
+      const updates = outcomes.flatMap((o) => o.updates.map((u) => ({ ...u, emailId: o.emailId, token: o.token })));
+      const [applied]: [{ email_id: string }[], number] = await m.query(
+        `UPDATE email_recipients r
+            SET status = u.status, last_response = u.response, mx = u.mx, next_attempt_at = u.next_attempt_at,
+                claimed_until = NULL, claim_token = NULL, updated_at = now()
+           FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+                AS u(email_id, position, token, status, response, mx, next_attempt_at)
+          WHERE r.email_id = u.email_id AND r.position = u.position AND r.claim_token = u.token
+        RETURNING r.email_id`,
+        [
+          updates.map((u) => u.emailId),
+          updates.map((u) => u.position),
+          updates.map((u) => u.token),
+          updates.map((u) => u.status),
+          updates.map((u) => u.response),
+          updates.map((u) => u.mx),
+          updates.map((u) => u.nextAttemptAt?.toISOString() ?? null),
+        ],
+      );
+      const stillOurs = new Set(applied.map((a) => a.email_id));
+      const kept = outcomes.filter((o) => stillOurs.has(o.emailId));
+      if (!kept.length) return outcomes.map(() => []);
+      await this.settleEmails(m, kept);
+      const fresh = new Set((await this.insertEvents(m, kept.flatMap((o) => o.events))).map((e) => e.id));
+      return outcomes.map((o) => o.events.filter((e) => fresh.has(e.id)));
+    });
+  }
+
+  /** Records events about recipients outside a claim (late bounces, complaints); returns the new ones. */
+  async recordLate(events: EmailEventRecord[], statuses: { emailId: string; address: string; status: RecipientStatus }[]): Promise<EmailEventRecord[]> {
+    return this.db.transaction(async (m) => {
+      if (statuses.length) {
+        await m.query(
+          `UPDATE email_recipients r SET status = u.status, updated_at = now()
+             FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(email_id, address, status)
+            WHERE r.email_id = u.email_id AND lower(r.address) = lower(u.address)`,
+          [statuses.map((s) => s.emailId), statuses.map((s) => s.address), statuses.map((s) => s.status)],
+        );
+      }
+      const inserted = await this.insertEvents(m, events);
+      await this.setLastEvents(m, inserted);
+      return inserted;
+    });
+  }
+
+  /** The email's team, region, recipients and what the events repeat about it; null if unknown. */
+  async emailForReport(emailId: string): Promise<(EmailFacts & { recipients: string[] }) | null> {
+    const rows: (EmailRow & { recipients: string[] })[] = await this.db.query(
+      `SELECT e.id, e.team_id, e.region, e.from_address, e.subject, e.message_id, e.tags, e.headers, e.created_at,
+              array(SELECT r.address FROM email_recipients r WHERE r.email_id = e.id ORDER BY r.position) AS recipients
+         FROM emails e WHERE e.id = $1`,
+      [emailId],
+    );
+    const row = rows[0];
+    return row ? { ...facts(row), recipients: row.recipients } : null;
+  }
+
+  /** Marks events as on the stream. */
+  async markPublished(ids: string[]): Promise<void> {
+    if (ids.length) await this.db.query(`UPDATE email_events SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  /** Events of the region still unpublished after `olderThanMs` (their publisher died), oldest first. */
+  async unpublished(region: string, olderThanMs: number, limit: number): Promise<EmailEventRecord[]> {
+    const rows: { id: string; email_id: string; team_id: string; region: string; type: EmailEventRecord['type']; recipients: string[]; data: Record<string, unknown>; created_at: Date }[] =
+      await this.db.query(
+        `SELECT id, email_id, team_id, region, type, recipients, data, created_at FROM email_events
+          WHERE region = $1 AND published_at IS NULL AND created_at <= now() - make_interval(secs => $2)
+          ORDER BY created_at LIMIT $3`,
+        [region, olderThanMs / 1000, limit],
+      );
+    return rows.map((r) => ({
+      id: r.id,
+      emailId: r.email_id,
+      teamId: r.team_id,
+      region: r.region,
+      type: r.type,
+      recipients: r.recipients,
+      data: r.data,
+      createdAt: r.created_at,
+    }));
+  }
+
+  /** An email's events, oldest first (the dashboard's history). */
+  async history(emailId: string): Promise<EmailEventRecord[]> {
+    const rows: { id: string; type: EmailEventRecord['type']; recipients: string[]; data: Record<string, unknown>; created_at: Date; team_id: string; region: string }[] =
+      await this.db.query(
+        `SELECT id, type, recipients, data, created_at, team_id, region FROM email_events WHERE email_id = $1 ORDER BY created_at, id`,
+        [emailId],
+      );
+    return rows.map((r) => ({ id: r.id, emailId, teamId: r.team_id, region: r.region, type: r.type, recipients: r.recipients, data: r.data, createdAt: r.created_at }));
+  }
+
+  /** The email's dispatch after an outcome: done, or a lease until its next due recipient. */
+  private async settleEmails(m: EntityManager, outcomes: EmailOutcome[]): Promise<void> {
+    await m.query(
+      `UPDATE emails e
+          SET dispatched_at = CASE WHEN p.pending_at IS NULL THEN coalesce(e.dispatched_at, now()) ELSE NULL END,
+              dispatch_at = coalesce(p.pending_at, e.dispatch_at)
+         FROM unnest($1::uuid[]) AS u(id)
+         LEFT JOIN LATERAL (
+           SELECT min(CASE r.status WHEN 'deferred' THEN r.next_attempt_at WHEN 'sending' THEN r.claimed_until ELSE now() END) AS pending_at
+             FROM email_recipients r WHERE r.email_id = u.id AND r.status IN ('queued', 'deferred', 'sending')
+         ) p ON true
+        WHERE e.id = u.id`,
+      [outcomes.map((o) => o.emailId)],
+    );
+    await this.setLastEvents(
+      m,
+      outcomes.flatMap((o) => o.events),
+    );
+  }
+
+  /** last_event follows the latest event of each email (an older event arriving late changes nothing). */
+  private async setLastEvents(m: EntityManager, events: EmailEventRecord[]): Promise<void> {
+    const latest = new Map<string, EmailEventRecord>();
+    for (const e of events) {
+      const seen = latest.get(e.emailId);
+      if (!seen || seen.createdAt.getTime() <= e.createdAt.getTime()) latest.set(e.emailId, e);
+    }
+    if (!latest.size) return;
+    const list = [...latest.values()];
+    await m.query(
+      `UPDATE emails e SET last_event = u.last_event, last_event_at = u.at
+         FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
+        WHERE e.id = u.id AND (e.last_event_at IS NULL OR e.last_event_at <= u.at)`,
+      [list.map((e) => e.emailId), list.map((e) => e.type.slice('email.'.length)), list.map((e) => e.createdAt.toISOString())],
+    );
+  }
+
+  private async insertEvents(m: EntityManager, events: EmailEventRecord[]): Promise<EmailEventRecord[]> {
+    if (!events.length) return [];
+    const inserted: { id: string }[] = await m.query(
+      `INSERT INTO email_events (id, email_id, team_id, region, type, recipients, data, created_at)
+       SELECT u.id, u.email_id, u.team_id, u.region, u.type, ARRAY(SELECT jsonb_array_elements_text(u.recipients)), u.data, u.created_at
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])
+              AS u(id, email_id, team_id, region, type, recipients, data, created_at)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [
+        events.map((e) => e.id),
+        events.map((e) => e.emailId),
+        events.map((e) => e.teamId),
+        events.map((e) => e.region),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.recipients)),
+        events.map((e) => JSON.stringify(e.data)),
+        events.map((e) => e.createdAt.toISOString()),
+      ],
+    );
+    const fresh = new Set(inserted.map((r) => r.id));
+    return events.filter((e) => fresh.has(e.id));
+  }
+}
+
+function facts(row: Pick<EmailRow, 'id' | 'team_id' | 'region' | 'from_address' | 'subject' | 'message_id' | 'tags' | 'headers' | 'created_at'>): EmailFacts {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    region: row.region,
+    from: row.from_address,
+    subject: row.subject,
+    messageId: row.message_id,
+    tags: row.tags,
+    headers: row.headers,
+    createdAt: row.created_at,
+  };
+}
+
+function toClaimedEmail(row: EmailRow, token: string): ClaimedEmail {
+  return {
+    ...facts(row),
+    token,
+    generation: row.dispatch_count,
+    firstClaim: row.before === 'queued' || row.before === 'scheduled',
+    to: row.to_addresses,
+    cc: row.cc_addresses,
+    replyTo: row.reply_to,
+    html: row.html,
+    text: row.text_body,
+    dueAt: row.due_at,
+    recipients: [],
+    attachments: [],
+  };
+}

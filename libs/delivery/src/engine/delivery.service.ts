@@ -1,0 +1,167 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { SendCommand } from '@herald/bus';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { addressDomain, GroupCommit, parseAddress } from '@herald/core';
+import { MetricsService } from '@herald/observability';
+import { SuppressionsService } from '@herald/suppressions';
+import type { Transmitter } from '../delivery.types';
+import { verpKey } from '../message';
+import { DeliveryRepository, type ClaimedEmail, type EmailOutcome } from './delivery.repository';
+import { emailEvent, ONCE_PER_EMAIL, type EmailEventRecord } from './email-events';
+import { EventOutbox } from './event-outbox';
+import { OutcomeCollector } from './outcome-collector';
+import { prepareMessage } from './prepare-message';
+import { SenderIdentities } from './sender-identity';
+import { testAddressOutcome } from './test-addresses';
+
+/** The Transmitter the engine sends through (SmtpTransmitter in the worker). */
+export const TRANSMITTER = Symbol('TRANSMITTER');
+
+const RECORD_ATTEMPTS = 5;
+
+/**
+ * The sender pipeline for one send command: claim the email's due recipients, decide each one
+ * (suppressed, test address, or a real delivery to its domain's MX), record every outcome with
+ * its events, suppress hard-bounced addresses, publish the events. Claims and records of the
+ * emails in flight at once share statements (group commit), so Postgres costs a few round trips
+ * per batch of emails rather than per email.
+ */
+@Injectable()
+export class DeliveryService {
+  private readonly logger = new Logger(DeliveryService.name);
+  private readonly claims: GroupCommit<string, ClaimedEmail | null>;
+  private readonly records: GroupCommit<EmailOutcome, EmailEventRecord[]>;
+  private readonly outcomes;
+  private readonly latency;
+  private readonly verpKey: Buffer;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly repository: DeliveryRepository,
+    private readonly identities: SenderIdentities,
+    @Inject(TRANSMITTER) private readonly transmitter: Transmitter,
+    private readonly outbox: EventOutbox,
+    private readonly suppressions: SuppressionsService,
+    metrics: MetricsService,
+  ) {
+    this.claims = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (ids) => this.claimMany(ids));
+    this.records = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (outcomes) => this.repository.record(outcomes));
+    this.verpKey = verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64'));
+    this.outcomes = metrics.counter('herald_delivery_outcomes_total', 'Recipient outcomes recorded by the sender actors', ['outcome']);
+    this.latency = metrics.histogram(
+      'herald_delivery_latency_seconds',
+      'From acceptance (or the scheduled time) to the recipient MX accepting the email',
+      [],
+      [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+    );
+  }
+
+  /** Resolves once the outcome is recorded; rejects (the command is redelivered) if it could not be. */
+  async handle(command: SendCommand): Promise<void> {
+    const email = await this.claims.submit(command.emailId);
+    if (!email) return;
+    const outcome = await this.attempt(email);
+    const fresh = await this.recordWithRetry(outcome);
+    await this.suppressHardBounces(email, outcome);
+    this.outbox.publish(fresh);
+  }
+
+  private async claimMany(ids: string[]): Promise<(ClaimedEmail | null)[]> {
+    const { claimed, events } = await this.repository.claim(ids, this.config.DELIVERY_CLAIM_SECONDS, (emails) =>
+      emails.filter((e) => e.firstClaim).map((e) => emailEvent('email.sent', e, e.to, new Date(), ONCE_PER_EMAIL)),
+    );
+    this.outbox.publish(events);
+    // The same email twice in one group (a duplicate command) is claimed once.
+    const seen = new Set<string>();
+    return ids.map((id) => {
+      if (seen.has(id)) return null;
+      seen.add(id);
+      return claimed.get(id) ?? null;
+    });
+  }
+
+  /** Every claimed recipient's outcome. Never throws: what cannot be attempted is deferred or failed. */
+  private async attempt(email: ClaimedEmail): Promise<EmailOutcome> {
+    const collect = new OutcomeCollector(email, {
+      scheduleSeconds: this.config.DELIVERY_RETRY_SCHEDULE,
+      expirySeconds: this.config.DELIVERY_EXPIRY_SECONDS,
+    });
+    const real = email.recipients.filter((r) => {
+      const test = testAddressOutcome(r.address, this.config.TEST_ADDRESS_DOMAINS);
+      if (test?.kind === 'suppressed') collect.suppressed(r, 'previous_bounce');
+      else if (r.suppressedBy) collect.suppressed(r, r.suppressedBy === 'complaint' ? 'previous_complaint' : r.suppressedBy === 'bounce' ? 'previous_bounce' : 'manual');
+      else if (test) collect.testAddress(r, test);
+      return !test && !r.suppressedBy;
+    });
+    if (real.length) {
+      await this.deliver(email, real, collect).catch((error: unknown) => {
+        // A lookup or build that broke (Postgres unreachable, a bug) defers; nothing was sent yet.
+        this.logger.error(`email ${email.id} could not be prepared: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        collect.deferredAll(real, '451 4.3.0 Herald could not prepare the email; it will try again');
+      });
+    }
+    const outcome = collect.finish();
+    for (const u of outcome.updates) this.outcomes.inc({ outcome: u.status });
+    for (const e of outcome.events) {
+      if (e.type === 'email.delivered') this.latency.observe((e.createdAt.getTime() - email.dueAt.getTime()) / 1000);
+    }
+    return outcome;
+  }
+
+  private async deliver(email: ClaimedEmail, recipients: ClaimedEmail['recipients'], collect: OutcomeCollector): Promise<void> {
+    const fromAddress = parseAddress(email.from)?.address ?? email.from;
+    const lookup = await this.identities.lookup(email.teamId, addressDomain(fromAddress));
+    if (!lookup.ok) return collect.failed(recipients, lookup.reason, lookup.message);
+    const prepared = await prepareMessage(email, lookup.identity, this.verpKey, this.config.MAX_EMAIL_BYTES);
+    if (prepared.kind === 'failed') return collect.failed(recipients, prepared.reason, prepared.message);
+    if (prepared.kind === 'deferred') return collect.deferredAll(recipients, prepared.message);
+    const byDomain = new Map<string, string[]>();
+    for (const r of recipients) {
+      const domain = addressDomain(r.address);
+      byDomain.set(domain, [...(byDomain.get(domain) ?? []), r.address]);
+    }
+    const results = await Promise.all(
+      [...byDomain].map(([domain, addresses]) =>
+        this.transmitter.deliver({
+          emailId: email.id,
+          domain,
+          recipients: addresses,
+          envelopeFrom: prepared.envelopeFrom,
+          message: prepared.message,
+          requireTls: lookup.identity.requireTls,
+        }),
+      ),
+    );
+    for (const jobResults of results) collect.transmitted(jobResults);
+  }
+
+  /** A record that cannot be written is retried: the email was (perhaps) sent, so its outcome must not be lost. */
+  private async recordWithRetry(outcome: EmailOutcome): Promise<EmailEventRecord[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.records.submit(outcome);
+      } catch (error) {
+        if (attempt >= RECORD_ATTEMPTS) throw error;
+        this.logger.warn(`recording the outcome of email ${outcome.emailId} failed (attempt ${attempt}): ${(error as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+      }
+    }
+  }
+
+  /** A hard bounce puts the address on the team's suppression list (test addresses never). */
+  private async suppressHardBounces(email: ClaimedEmail, outcome: EmailOutcome): Promise<void> {
+    for (const event of outcome.events) {
+      if (event.type !== 'email.bounced') continue;
+      const bounce = event.data.bounce as { type: string; message: string } | undefined;
+      if (bounce?.type !== 'Permanent') continue;
+      for (const address of event.recipients) {
+        if (testAddressOutcome(address, this.config.TEST_ADDRESS_DOMAINS)) continue;
+        try {
+          await this.suppressions.suppress(email.teamId, address, 'bounce', email.id, bounce.message);
+        } catch (error) {
+          this.logger.error(`could not suppress ${address} after its hard bounce (email ${email.id}): ${(error as Error).message}`);
+        }
+      }
+    }
+  }
+}

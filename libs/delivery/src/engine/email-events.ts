@@ -1,0 +1,90 @@
+import { isoTimestamp, stableId } from '@herald/core';
+import type { Bounce } from '../delivery.types';
+
+export type EmailEventType =
+  | 'email.sent'
+  | 'email.delivered'
+  | 'email.delivery_delayed'
+  | 'email.bounced'
+  | 'email.complained'
+  | 'email.failed'
+  | 'email.suppressed';
+
+/** The email's `last_event` after an event of this type. */
+export const lastEventOf = (type: EmailEventType): string => type.slice('email.'.length);
+
+/** What every email event's data repeats about its email (API.md §9.4). */
+export interface EmailFacts {
+  id: string;
+  teamId: string;
+  region: string;
+  from: string;
+  subject: string;
+  messageId: string;
+  tags: { name: string; value: string }[] | null;
+  headers: Record<string, string> | null;
+  createdAt: Date;
+}
+
+/** `email.suppressed`'s extra object. */
+export interface Suppressed {
+  type: 'Suppressed' | 'OnAccountSuppressionList';
+  reason: 'previous_bounce' | 'previous_complaint' | 'manual';
+  message: string;
+  diagnosticCode: string[];
+}
+
+export type EventExtra = { bounce: Bounce } | { failed: { reason: string } } | { suppressed: Suppressed } | Record<string, never>;
+
+/** An event as the engine records it: a row of email_events, then a message on the events stream. */
+export interface EmailEventRecord {
+  id: string;
+  emailId: string;
+  teamId: string;
+  region: string;
+  type: EmailEventType;
+  /** The recipients the event is about (`data.to`). */
+  recipients: string[];
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** The seed of an event an email has at most once (`email.sent`, `email.delivery_delayed`). */
+export const ONCE_PER_EMAIL = 'once';
+
+/**
+ * Builds an email event. `seed` names the occurrence (the claim generation, the report), so the
+ * same fact recorded twice keeps one id and is stored once.
+ */
+export function emailEvent(
+  type: EmailEventType,
+  email: EmailFacts,
+  recipients: string[],
+  at: Date,
+  seed: string,
+  extra: EventExtra = {},
+): EmailEventRecord {
+  const data: Record<string, unknown> = {
+    email_id: email.id,
+    created_at: isoTimestamp(email.createdAt),
+    from: email.from,
+    to: recipients,
+    subject: email.subject,
+    message_id: email.messageId,
+  };
+  if (email.tags?.length) data.tags = Object.fromEntries(email.tags.map((t) => [t.name, t.value]));
+  if (email.headers && Object.keys(email.headers).length) {
+    data.headers = Object.entries(email.headers).map(([name, value]) => ({ name, value }));
+  }
+  Object.assign(data, extra);
+  return {
+    id: seed === ONCE_PER_EMAIL ? stableId(email.id, type, seed) : stableId(email.id, type, seed, ...recipients),
+    emailId: email.id,
+    teamId: email.teamId,
+    region: email.region,
+    type,
+    recipients,
+    data,
+    createdAt: at,
+  };
+}

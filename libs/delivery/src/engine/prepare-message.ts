@@ -1,0 +1,47 @@
+import { buildMessage, MessageBuildError, returnPathAddress, signDkim } from '../message';
+import type { ClaimedEmail } from './delivery.repository';
+import type { SenderIdentity } from './sender-identity';
+
+export type PreparedMessage =
+  | { kind: 'ready'; message: Buffer; envelopeFrom: string }
+  | { kind: 'failed'; reason: string; message: string }
+  | { kind: 'deferred'; message: string };
+
+/**
+ * The bytes every recipient domain of the email receives: built once, DKIM-signed once with the
+ * sending domain's key, and the VERP Return-Path that brings bounces back to this email. An
+ * attachment whose URL is gone fails the email; one that could not be fetched right now defers it.
+ */
+export async function prepareMessage(email: ClaimedEmail, identity: SenderIdentity, verpKey: Buffer, maxBytes: number): Promise<PreparedMessage> {
+  try {
+    const raw = await buildMessage(
+      {
+        id: email.id,
+        from: email.from,
+        to: email.to,
+        cc: email.cc,
+        replyTo: email.replyTo,
+        subject: email.subject,
+        html: email.html,
+        text: email.text,
+        headers: email.headers,
+        messageId: email.messageId,
+        date: email.dueAt,
+        attachments: email.attachments,
+      },
+      { maxBytes },
+    );
+    return {
+      kind: 'ready',
+      message: await signDkim(raw, identity.signing),
+      envelopeFrom: returnPathAddress(email.id, identity.returnPathDomain, verpKey),
+    };
+  } catch (error) {
+    if (error instanceof MessageBuildError) {
+      return error.permanent
+        ? { kind: 'failed', reason: 'attachment_unavailable', message: error.message }
+        : { kind: 'deferred', message: `451 4.3.0 Herald: ${error.message}` };
+    }
+    throw error;
+  }
+}

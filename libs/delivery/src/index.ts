@@ -1,0 +1,12 @@
+export * from './delivery.types';
+export * from './bounce-classification';
+export * from './delivery.module';
+export * from './engine/delivery.service';
+export * from './engine/delivery.repository';
+export * from './engine/email-events';
+export * from './engine/event-outbox';
+export * from './engine/transmitter.provider';
+export * from './engine/test-addresses';
+export * from './engine/late-reports';
+export { BounceMx, type ReceivedReport } from './bounce';
+export { verpKey } from './message';

@@ -1,0 +1,4 @@
+export * from './message-builder';
+export * from './message-build-error';
+export * from './dkim-signer';
+export * from './verp';

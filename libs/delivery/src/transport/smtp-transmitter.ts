@@ -1,0 +1,131 @@
+import { heraldBounce } from '../bounce-classification';
+import type { Bounce, DeliveryJob, RecipientResult, Transmitter } from '../delivery.types';
+import { deferAll, Destination, handBack } from './destination';
+import { MxResolver, type MxHost } from './mx-resolver';
+
+export interface TransmitterOptions {
+  /** EHLO name. */
+  hostname: string;
+  /** The MX port: 25 in production, one shared loopback port in tests. */
+  port: number;
+  /** `ip` or `ip:port`; empty means the system's resolvers. */
+  dnsServers: string[];
+  dnsTimeoutMs: number;
+  /** How long MX answers are reused; 0 disables the cache. */
+  mxCacheMs: number;
+  /** SMTP transactions at once per destination (also the connections per MX address). */
+  connectionsPerDestination: number;
+  messagesPerConnection: number;
+  /** Jobs waiting per destination beyond which new ones are deferred at once. */
+  queuePerDestination: number;
+  connectTimeoutMs: number;
+  greetingTimeoutMs: number;
+  /** Inactivity allowed while waiting for any reply, the end-of-data reply included. */
+  commandTimeoutMs: number;
+  /** First back-off after repeated connection failures; doubles on each further trip (default 10 s). */
+  backoffInitialMs?: number;
+  /** Longest back-off (default 5 min). */
+  backoffMaxMs?: number;
+}
+
+export interface TransmitterLogger {
+  warn(msg: string): void;
+  debug?(msg: string): void;
+}
+
+/**
+ * Delivers jobs straight to recipients' MX hosts: resolves the domain itself (nodemailer does no
+ * MX lookup), decides DNS-level bounces and deferrals, and hands everything else to the sender
+ * actor of the destination, keyed by MX host set so domains hosted together share limits.
+ */
+export class SmtpTransmitter implements Transmitter {
+  private readonly resolver: MxResolver;
+  private readonly destinations = new Map<string, Destination>();
+  private closed = false;
+
+  constructor(
+    private readonly options: TransmitterOptions,
+    private readonly logger?: TransmitterLogger,
+  ) {
+    this.resolver = new MxResolver({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs, cacheMs: options.mxCacheMs });
+  }
+
+  async deliver(job: DeliveryJob): Promise<RecipientResult[]> {
+    try {
+      return await this.route(job);
+    } catch (error) {
+      // The contract says never reject: an unexpected failure is a deferral, retried later.
+      this.logger?.warn(`delivery of ${job.emailId} to ${job.domain} failed unexpectedly: ${String(error)}`);
+      return deferAll(job, `451 4.3.0 Herald: ${String(error)}`, null);
+    }
+  }
+
+  /** Stops taking jobs, hands back queued ones as not attempted, waits for transactions in flight. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.destinations.values()].map((destination) => destination.close()));
+  }
+
+  stats(): { destinations: number; queued: number; active: number } {
+    let queued = 0;
+    let active = 0;
+    for (const destination of this.destinations.values()) {
+      const counts = destination.stats();
+      queued += counts.queued;
+      active += counts.active;
+    }
+    return { destinations: this.destinations.size, queued, active };
+  }
+
+  private async route(job: DeliveryJob): Promise<RecipientResult[]> {
+    if (this.closed) return handBack(job);
+    const resolution = await this.resolver.resolve(job.domain);
+    switch (resolution.kind) {
+      case 'null-mx':
+        return bounceAll(
+          job,
+          heraldBounce('Permanent', 'General', 'The recipient domain accepts no email (null MX).', `smtp; 556 5.1.10 ${job.domain} publishes a null MX (RFC 7505)`),
+        );
+      case 'no-domain':
+        return bounceAll(
+          job,
+          heraldBounce('Permanent', 'General', 'The recipient domain does not exist.', `smtp; 550 5.1.2 ${job.domain}: domain does not exist`),
+        );
+      case 'temporary':
+        this.logger?.debug?.(`MX lookup for ${job.domain} deferred: ${resolution.reason}`);
+        return deferAll(job, `451 4.4.3 Herald: ${resolution.reason}`, null);
+      case 'hosts':
+        // The resolver may have taken long enough for close() to have started.
+        if (this.closed) return handBack(job);
+        return this.destination(resolution.hosts).deliver(job, resolution.hosts);
+    }
+  }
+
+  private destination(hosts: MxHost[]): Destination {
+    const key = hosts
+      .map((host) => host.name)
+      .sort()
+      .join(',');
+    let destination = this.destinations.get(key);
+    if (!destination) {
+      destination = new Destination(key, {
+        hostname: this.options.hostname,
+        port: this.options.port,
+        connections: this.options.connectionsPerDestination,
+        messagesPerConnection: this.options.messagesPerConnection,
+        queueLimit: this.options.queuePerDestination,
+        connectTimeoutMs: this.options.connectTimeoutMs,
+        greetingTimeoutMs: this.options.greetingTimeoutMs,
+        commandTimeoutMs: this.options.commandTimeoutMs,
+        backoffInitialMs: this.options.backoffInitialMs ?? 10_000,
+        backoffMaxMs: this.options.backoffMaxMs ?? 300_000,
+      });
+      this.destinations.set(key, destination);
+    }
+    return destination;
+  }
+}
+
+function bounceAll(job: DeliveryJob, bounce: Bounce): RecipientResult[] {
+  return job.recipients.map((recipient) => ({ recipient, outcome: { kind: 'bounced', bounce, mx: null } }));
+}
