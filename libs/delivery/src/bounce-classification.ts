@@ -40,23 +40,29 @@ export function classifyRefusal(reply: string): Bounce {
     if ((subject === 2 && detail === 3) || (subject === 3 && detail === 4)) {
       return bounce('Transient', 'MessageTooLarge', 'The message is larger than the recipient accepts.', diagnostic);
     }
-    if (subject === 6 || (subject === 7 && [1, 26, 27].includes(detail) && /spam|content|policy/.test(lower))) {
+    if (subject === 6 || (subject === 7 && /\bspam\b|content|virus|attachment/.test(lower))) {
       if (/attach/.test(lower)) return bounce('Transient', 'AttachmentRejected', 'The recipient refused an attachment.', diagnostic);
       return bounce('Transient', 'ContentRejected', "The recipient's server refused the content.", diagnostic);
     }
+    // Security and policy (5.7.x: a blocklisted IP, failed authentication, a rate policy) say
+    // nothing about the address, so they must not suppress it.
+    if (subject === 7) return bounce('Transient', 'General', "The recipient's server refused the email by policy.", diagnostic);
   }
-  if (/user unknown|no such user|does not exist|unknown user|mailbox unavailable|recipient rejected|invalid recipient/.test(lower)) {
+  if (/user unknown|no such user|does not exist|unknown user|invalid recipient|no mailbox/.test(lower)) {
     return bounce('Permanent', 'NoEmail', "The recipient's mailbox does not exist.", diagnostic);
   }
   if (/mailbox (is )?full|over quota|quota exceeded/.test(lower)) {
     return bounce('Transient', 'MailboxFull', "The recipient's mailbox is full.", diagnostic);
   }
-  if (/too (large|big)|size limit|exceeds/.test(lower)) {
+  if (/too (large|big)|size limit|exceeds (the )?(maximum )?(message )?size/.test(lower)) {
     return bounce('Transient', 'MessageTooLarge', 'The message is larger than the recipient accepts.', diagnostic);
   }
   if (/attachment/.test(lower)) return bounce('Transient', 'AttachmentRejected', 'The recipient refused an attachment.', diagnostic);
-  if (/spam|content|virus|blocked/.test(lower)) {
+  if (/\bspam\b|content|virus/.test(lower)) {
     return bounce('Transient', 'ContentRejected', "The recipient's server refused the content.", diagnostic);
+  }
+  if (/block|policy|reputation|denied/.test(lower)) {
+    return bounce('Transient', 'General', "The recipient's server refused the email by policy.", diagnostic);
   }
   if (code !== null && code >= 500) {
     return bounce('Permanent', 'General', "The recipient's server refused the email permanently.", diagnostic);

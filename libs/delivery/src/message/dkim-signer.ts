@@ -1,6 +1,4 @@
-import { createPrivateKey } from 'node:crypto';
-import { buffer } from 'node:stream/consumers';
-import DKIM from 'nodemailer/lib/dkim';
+import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 
 export interface DkimSigningKey {
   /** The d= domain: the sending domain, so DMARC aligns with From. */
@@ -16,56 +14,120 @@ export interface DkimSigningKey {
  * must be covered for RFC 8058 one-click unsubscribe to be honoured.
  */
 const SIGNED_HEADERS = [
-  'From',
-  'To',
-  'Cc',
-  'Reply-To',
-  'Subject',
-  'Date',
-  'Message-ID',
-  'MIME-Version',
-  'Content-Type',
-  'Content-Transfer-Encoding',
-  'List-Unsubscribe',
-  'List-Unsubscribe-Post',
-].join(':');
+  'from',
+  'to',
+  'cc',
+  'reply-to',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'list-unsubscribe',
+  'list-unsubscribe-post',
+];
 
-const SIGNATURE_PREFIX = Buffer.from('DKIM-Signature:');
-const FROM_HEADER = /^from:/im;
+const KEY_CACHE_MAX = 1000;
+/** Parsing a PEM costs about as much as the signature itself: each key is parsed once. */
+const keys = new Map<string, KeyObject>();
 
-const headerSection = (message: Buffer): string => {
-  const end = message.indexOf('\r\n\r\n');
-  return message.subarray(0, end === -1 ? message.length : end).toString('latin1');
-};
-
-/**
- * The message with a DKIM-Signature header prepended (relaxed/relaxed, rsa-sha256). Meant to run
- * once per email: the engine sends the same signed bytes to every recipient domain.
- *
- * nodemailer's signer is stream based and, when the key is unusable, silently emits the message
- * unsigned; an unsigned message would fail DMARC, so that case is turned into an error here.
- */
-export async function signDkim(message: Buffer, key: DkimSigningKey): Promise<Buffer> {
-  assertUsableKey(key);
-  // nodemailer signs only the listed headers that are present; DMARC needs From covered.
-  if (!FROM_HEADER.test(headerSection(message))) throw new Error('Cannot DKIM-sign a message without a From header.');
-  const dkim = new DKIM({
-    domainName: key.domainName,
-    keySelector: key.selector,
-    privateKey: key.privateKey,
-    headerFieldNames: SIGNED_HEADERS,
-  });
-  const signed = await buffer(dkim.sign(message));
-  if (!signed.subarray(0, SIGNATURE_PREFIX.length).equals(SIGNATURE_PREFIX)) {
-    throw new Error(`DKIM signing for ${key.domainName} produced no signature.`);
-  }
-  return signed;
+interface Field {
+  name: string;
+  /** The whole field as it appears, folds included, without its final CRLF. */
+  raw: string;
 }
 
-function assertUsableKey(key: DkimSigningKey): void {
+/**
+ * The message with a DKIM-Signature header prepended (RFC 6376: rsa-sha256, relaxed/relaxed).
+ * Meant to run once per email: the engine sends the same signed bytes to every recipient domain.
+ * From is signed once more than it occurs (over-signing), so a second From cannot be added to
+ * the signed message. Written here rather than taken from nodemailer, whose stream-based signer
+ * cost seven times the RSA operation itself (1.7 ms per 10 KB message on this machine).
+ */
+export async function signDkim(message: Buffer, key: DkimSigningKey): Promise<Buffer> {
+  const privateKey = keyObject(key);
+  const end = message.indexOf('\r\n\r\n');
+  const header = message.subarray(0, end === -1 ? message.length : end).toString('latin1');
+  const body = end === -1 ? Buffer.alloc(0) : message.subarray(end + 4);
+  const fields = parseFields(header);
+  if (!fields.some((f) => f.name === 'from')) throw new Error('Cannot DKIM-sign a message without a From header.');
+
+  const signed: Field[] = [];
+  const names: string[] = [];
+  for (const name of SIGNED_HEADERS) {
+    // Several instances are signed bottom-up (RFC 6376 §5.4.2).
+    const instances = fields.filter((f) => f.name === name).reverse();
+    for (const field of instances) {
+      signed.push(field);
+      names.push(name);
+    }
+  }
+  names.push('from');
+
+  const bodyHash = createHash('sha256').update(relaxedBody(body)).digest('base64');
+  const timestamp = Math.floor(Date.now() / 1000);
+  const tags =
+    `v=1; a=rsa-sha256; c=relaxed/relaxed; d=${key.domainName}; s=${key.selector}; t=${timestamp};\r\n` +
+    `\th=${names.join(':')};\r\n\tbh=${bodyHash};\r\n\tb=`;
+  const data = signed.map((f) => `${relaxedHeader(f.raw)}\r\n`).join('') + relaxedHeader(`DKIM-Signature: ${tags}`);
+  const signature = sign('sha256', Buffer.from(data, 'latin1'), privateKey).toString('base64');
+  const folded = signature.replace(/(.{72})(?=.)/g, '$1\r\n\t');
+  return Buffer.concat([Buffer.from(`DKIM-Signature: ${tags}${folded}\r\n`, 'latin1'), message]);
+}
+
+function keyObject(key: DkimSigningKey): KeyObject {
+  const cached = keys.get(key.privateKey);
+  if (cached) return cached;
+  let parsed: KeyObject;
   try {
-    createPrivateKey(key.privateKey);
+    parsed = createPrivateKey(key.privateKey);
   } catch (error) {
     throw new Error(`The DKIM key of ${key.domainName} (selector ${key.selector}) is not a usable private key.`, { cause: error });
   }
+  if (parsed.asymmetricKeyType !== 'rsa') {
+    throw new Error(`The DKIM key of ${key.domainName} (selector ${key.selector}) is not a usable private key: rsa-sha256 needs an RSA key.`);
+  }
+  if (keys.size >= KEY_CACHE_MAX) keys.delete(keys.keys().next().value!);
+  keys.set(key.privateKey, parsed);
+  return parsed;
+}
+
+/** Header fields in order; a line starting with whitespace continues the one before (a fold). */
+function parseFields(header: string): Field[] {
+  const fields: Field[] = [];
+  for (const line of header.split('\r\n')) {
+    if ((line.startsWith(' ') || line.startsWith('\t')) && fields.length) {
+      fields[fields.length - 1].raw += `\r\n${line}`;
+      continue;
+    }
+    const colon = line.indexOf(':');
+    if (colon > 0) fields.push({ name: line.slice(0, colon).trim().toLowerCase(), raw: line });
+  }
+  return fields;
+}
+
+/** RFC 6376 §3.4.2: lowercase name, unfolded value with whitespace runs as one space, trimmed. */
+function relaxedHeader(raw: string): string {
+  const colon = raw.indexOf(':');
+  const name = raw.slice(0, colon).trim().toLowerCase();
+  const value = raw
+    .slice(colon + 1)
+    .replace(/\r\n/g, '')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
+  return `${name}:${value}`;
+}
+
+/**
+ * RFC 6376 §3.4.4: whitespace runs as one space, none at line ends, no empty lines at the end,
+ * and a final CRLF unless the body is empty. latin1 keeps every byte as one character.
+ */
+function relaxedBody(body: Buffer): Buffer {
+  let text = body.toString('latin1').replace(/[ \t]+/g, ' ').replace(/ \r\n/g, '\r\n');
+  if (text.endsWith(' ')) text = text.slice(0, -1);
+  let end = text.length;
+  while (end >= 2 && text.charCodeAt(end - 2) === 13 && text.charCodeAt(end - 1) === 10) end -= 2;
+  text = text.slice(0, end);
+  return Buffer.from(text.length ? `${text}\r\n` : '', 'latin1');
 }
