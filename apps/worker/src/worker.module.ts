@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { HeraldConfig } from '@herald/config';
 import { DeliveryModule } from '@herald/delivery';
+import { DispatchReconcilerModule } from '@herald/emails';
 import { LoggingOptions, OpsServerModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
 import { SendHandler } from './send.handler';
@@ -11,7 +12,9 @@ export class WorkerModule {
   static forConfig(config: HeraldConfig, logging: LoggingOptions = {}): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [RuntimeModule.forRole('worker', config, logging), OpsServerModule, DeliveryModule],
+      // The reconciler also runs here: retries and crashed workers' leases come due even while the
+      // region's API is down.
+      imports: [RuntimeModule.forRole('worker', config, logging), OpsServerModule, DeliveryModule, DispatchReconcilerModule],
       controllers: [SendHandler],
     };
   }

@@ -149,6 +149,11 @@ export const configSchema = z
     WEBHOOK_ALLOW_HTTP: bool.default(false),
     /** IPs / CIDRs the webhook SSRF guard lets through although private or loopback (e.g. `127.0.0.0/8,::1` in tests). */
     WEBHOOK_ALLOWED_ADDRESSES: cidrList.default([]),
+    /**
+     * IPs / CIDRs `path` attachments may be downloaded from although private or loopback; empty in
+     * production (tests allowlist loopback: `127.0.0.0/8,::1`).
+     */
+    ATTACHMENT_ALLOWED_ADDRESSES: cidrList.default([]),
 
     /** The TCP port of recipients' MX hosts: 25 on the internet; tests point it at local sinks. */
     DELIVERY_PORT: int(1, 65535).default(25),

@@ -4,3 +4,4 @@ export * from './ids';
 export * from './periodic-job';
 export * from './address.parser';
 export * from './group-commit';
+export * from './address-policy';

@@ -112,7 +112,7 @@ export class DeliveryService {
     const fromAddress = parseAddress(email.from)?.address ?? email.from;
     const lookup = await this.identities.lookup(email.teamId, addressDomain(fromAddress));
     if (!lookup.ok) return collect.failed(recipients, lookup.reason, lookup.message);
-    const prepared = await prepareMessage(email, lookup.identity, this.verpKey, this.config.MAX_EMAIL_BYTES);
+    const prepared = await prepareMessage(email, lookup.identity, this.verpKey, this.config.MAX_EMAIL_BYTES, this.config.ATTACHMENT_ALLOWED_ADDRESSES);
     if (prepared.kind === 'failed') return collect.failed(recipients, prepared.reason, prepared.message);
     if (prepared.kind === 'deferred') return collect.deferredAll(recipients, prepared.message);
     const byDomain = new Map<string, string[]>();

@@ -1,3 +1,4 @@
+import { addressAllowList, type AddressAllowList } from '@herald/core';
 import { buildMessage, MessageBuildError, returnPathAddress, signDkim } from '../message';
 import type { ClaimedEmail } from './delivery.repository';
 import type { SenderIdentity } from './sender-identity';
@@ -10,9 +11,16 @@ export type PreparedMessage =
 /**
  * The bytes every recipient domain of the email receives: built once, DKIM-signed once with the
  * sending domain's key, and the VERP Return-Path that brings bounces back to this email. An
- * attachment whose URL is gone fails the email; one that could not be fetched right now defers it.
+ * attachment whose URL is gone, or points at a private address not in `attachmentAllowedAddresses`
+ * (ATTACHMENT_ALLOWED_ADDRESSES), fails the email; one that could not be fetched right now defers it.
  */
-export async function prepareMessage(email: ClaimedEmail, identity: SenderIdentity, verpKey: Buffer, maxBytes: number): Promise<PreparedMessage> {
+export async function prepareMessage(
+  email: ClaimedEmail,
+  identity: SenderIdentity,
+  verpKey: Buffer,
+  maxBytes: number,
+  attachmentAllowedAddresses: readonly string[] = [],
+): Promise<PreparedMessage> {
   try {
     const raw = await buildMessage(
       {
@@ -29,7 +37,7 @@ export async function prepareMessage(email: ClaimedEmail, identity: SenderIdenti
         date: email.dueAt,
         attachments: email.attachments,
       },
-      { maxBytes },
+      { maxBytes, allowedAddresses: allowListOf(attachmentAllowedAddresses) },
     );
     return {
       kind: 'ready',
@@ -44,4 +52,12 @@ export async function prepareMessage(email: ClaimedEmail, identity: SenderIdenti
     }
     throw error;
   }
+}
+
+/** ATTACHMENT_ALLOWED_ADDRESSES as a matcher, built once per config list rather than per email. */
+const allowLists = new WeakMap<readonly string[], AddressAllowList>();
+function allowListOf(entries: readonly string[]): AddressAllowList {
+  let allowed = allowLists.get(entries);
+  if (!allowed) allowLists.set(entries, (allowed = addressAllowList(entries)));
+  return allowed;
 }

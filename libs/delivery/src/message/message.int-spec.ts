@@ -3,6 +3,7 @@ import { Resolver } from 'node:dns/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate } from 'mailauth';
+import { addressAllowList } from '@herald/core';
 import { TestDnsServer } from '@herald/testing';
 import { signDkim, type DkimSigningKey } from './dkim-signer';
 import { MessageBuildError } from './message-build-error';
@@ -10,6 +11,8 @@ import { buildMessage, type OutgoingEmail } from './message-builder';
 import { returnPathAddress, verpKey } from './verp';
 
 const EMAIL_ID = '3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b';
+/** The attachment server listens on 127.0.0.1, which Herald refuses unless allowlisted (ATTACHMENT_ALLOWED_ADDRESSES). */
+const LOOPBACK = addressAllowList(['127.0.0.0/8', '::1']);
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 describe('buildMessage + signDkim, verified by mailauth', () => {
@@ -83,7 +86,7 @@ describe('buildMessage + signDkim, verified by mailauth', () => {
   });
 
   it('builds a message that passes DKIM, SPF and DMARC', async () => {
-    const message = await buildMessage(email());
+    const message = await buildMessage(email(), { allowedAddresses: LOOPBACK });
     const signed = await signDkim(message, key);
 
     const result = await authenticate(signed, {
@@ -103,7 +106,7 @@ describe('buildMessage + signDkim, verified by mailauth', () => {
   });
 
   it('writes the headers Herald owns and passes the customer ones through', async () => {
-    const text = (await buildMessage(email())).toString('latin1');
+    const text = (await buildMessage(email(), { allowedAddresses: LOOPBACK })).toString('latin1');
     const head = text.slice(0, text.indexOf('\r\n\r\n'));
 
     expect(text).not.toMatch(/(?<!\r)\n/);
@@ -120,7 +123,7 @@ describe('buildMessage + signDkim, verified by mailauth', () => {
   });
 
   it('makes content-id attachments inline in multipart/related and fetches path attachments', async () => {
-    const text = (await buildMessage(email())).toString('latin1');
+    const text = (await buildMessage(email(), { allowedAddresses: LOOPBACK })).toString('latin1');
 
     const related = /Content-Type: multipart\/related;[^]*?boundary="([^"]+)"/.exec(text)?.[1] ?? '';
     const relatedPart = text.slice(text.indexOf(`--${related}\r\n`), text.indexOf(`--${related}--`));
@@ -134,14 +137,14 @@ describe('buildMessage + signDkim, verified by mailauth', () => {
     ['a 503', '/broken', false],
   ])('turns %s attachment URL into a MessageBuildError', async (_name, path, permanent) => {
     const attachments = [{ filename: 'x.pdf', contentType: null, contentId: null, content: null, path: `${baseUrl}${path}` }];
-    const error: unknown = await buildMessage(email({ attachments })).catch((e: unknown) => e);
+    const error: unknown = await buildMessage(email({ attachments }), { allowedAddresses: LOOPBACK }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MessageBuildError);
     expect(error).toMatchObject({ permanent });
   });
 
   it('refuses invalid URLs permanently, unreachable hosts transiently and oversized downloads permanently', async () => {
     const attempt = (path: string, maxBytes?: number): Promise<unknown> =>
-      buildMessage(email({ attachments: [{ filename: 'x', contentType: null, contentId: null, content: null, path }] }), { maxBytes, fetchTimeoutMs: 2000 }).catch(
+      buildMessage(email({ attachments: [{ filename: 'x', contentType: null, contentId: null, content: null, path }] }), { maxBytes, fetchTimeoutMs: 2000, allowedAddresses: LOOPBACK }).catch(
         (e: unknown) => e,
       );
     expect(await attempt('file:///etc/passwd')).toMatchObject({ name: 'MessageBuildError', permanent: true });
