@@ -86,6 +86,21 @@ export async function startHeraldApi(env: NodeJS.ProcessEnv, workers: number, no
   return server;
 }
 
+/**
+ * A Herald role without an API port (`worker`, `webhooks`, ...) as a child process,
+ * `node bin/herald.js <role>`, ready once its ops port answers /health/ready; `url` is the ops port.
+ */
+export async function startHeraldRole(env: NodeJS.ProcessEnv, role: string, nodeArgs: string[] = []): Promise<ServerProcess> {
+  const opsPort = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, HERALD_BIN, role], {
+    env: { ...env, OPS_PORT: String(opsPort) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const server = childProcess(child, `http://127.0.0.1:${opsPort}`);
+  await waitReady(server, child, `${server.url}/health/ready`);
+  return server;
+}
+
 /** A bare Fastify server with one trivial JSON POST route, in a child process (same worker count). */
 export async function startBareFastify(workers: number): Promise<ServerProcess> {
   const port = await freePort();

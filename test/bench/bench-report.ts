@@ -123,3 +123,12 @@ export function saveReport(r: BenchReport): string {
   writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
   return file;
 }
+
+/** Writes any bench's results to test/bench/results/<name>-<date>.json and returns the path. */
+export function saveResults(name: string, date: string, results: unknown): string {
+  const dir = join(DIST, '..', 'test', 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}-${date.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  return file;
+}

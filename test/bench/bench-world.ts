@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { HeraldConfig, loadConfig } from '@herald/config';
 import { sendStreamName } from '@herald/bus';
 import { recordHost } from '@herald/domains';
-import { deleteNamespaceStreams, purgeRedisPrefix, TestDnsServer } from '@herald/testing';
+import { deleteNamespaceStreams, purgeRedisPrefix, TestDnsServer, ZoneRecordType, ZoneValues } from '@herald/testing';
 import { BenchReport } from './bench-report';
 import { heraldCli } from './bench-processes';
 
@@ -55,6 +55,12 @@ export class BenchWorld {
   async start(): Promise<void> {
     this.dns = await TestDnsServer.start();
     this.env.DNS_SERVERS = this.dns.address();
+  }
+
+  /** Publishes a record on the local DNS server (e.g. recipient domains' MX); after `start`. */
+  publish<T extends ZoneRecordType>(name: string, type: T, values: ZoneValues[T]): void {
+    if (!this.dns) throw new Error('BenchWorld.publish before start');
+    this.dns.set(name, type, values);
   }
 
   /**
