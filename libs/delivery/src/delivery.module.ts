@@ -3,6 +3,7 @@ import { DomainsModule } from '@herald/domains';
 import { SuppressionsModule } from '@herald/suppressions';
 import { DeliveryRepository } from './engine/delivery.repository';
 import { DeliveryService, TRANSMITTER } from './engine/delivery.service';
+import { EmailEventsRepository } from './engine/email-events.repository';
 import { EventOutbox } from './engine/event-outbox';
 import { LateReports } from './engine/late-reports';
 import { SenderIdentities } from './engine/sender-identity';
@@ -15,8 +16,8 @@ import { SmtpTransmitterHost } from './engine/transmitter.provider';
  */
 @Module({
   imports: [DomainsModule, SuppressionsModule],
-  providers: [DeliveryRepository, EventOutbox, LateReports],
-  exports: [DeliveryRepository, EventOutbox, LateReports, DomainsModule, SuppressionsModule],
+  providers: [DeliveryRepository, EmailEventsRepository, EventOutbox, LateReports],
+  exports: [DeliveryRepository, EmailEventsRepository, EventOutbox, LateReports, DomainsModule, SuppressionsModule],
 })
 export class DeliveryStateModule {}
 

@@ -4,6 +4,7 @@ export * from './delivery.module';
 export * from './engine/delivery.service';
 export * from './engine/delivery.repository';
 export * from './engine/email-events';
+export * from './engine/email-events.repository';
 export * from './engine/event-outbox';
 export * from './engine/transmitter.provider';
 export * from './engine/test-addresses';

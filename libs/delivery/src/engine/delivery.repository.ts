@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@herald/core';
 import type { EmailEventRecord, EmailFacts } from './email-events';
+import { EmailEventsRepository } from './email-events.repository';
 
 export type RecipientStatus = 'queued' | 'sending' | 'deferred' | 'delivered' | 'bounced' | 'suppressed' | 'failed';
 
@@ -100,7 +101,10 @@ interface AttachmentRow extends Omit<ClaimedAttachment, 'contentType' | 'content
  */
 @Injectable()
 export class DeliveryRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly events: EmailEventsRepository,
+  ) {}
 
   /** Claims the due recipients of these emails; `onClaim` gives the events to record with the claim. */
   async claim(
@@ -162,7 +166,7 @@ export class DeliveryRepository {
           content: a.content,
         });
       }
-      return { claimed, events: await this.insertEvents(m, onClaim([...claimed.values()])) };
+      return { claimed, events: await this.events.insert(m, onClaim([...claimed.values()])) };
     });
   }
 
@@ -197,7 +201,7 @@ export class DeliveryRepository {
       const kept = outcomes.filter((o) => stillOurs.has(o.emailId));
       if (!kept.length) return outcomes.map(() => []);
       await this.settleEmails(m, kept);
-      const fresh = new Set((await this.insertEvents(m, kept.flatMap((o) => o.events))).map((e) => e.id));
+      const fresh = new Set((await this.events.insert(m, kept.flatMap((o) => o.events))).map((e) => e.id));
       return outcomes.map((o) => o.events.filter((e) => fresh.has(e.id)));
     });
   }
@@ -213,7 +217,7 @@ export class DeliveryRepository {
           [statuses.map((s) => s.emailId), statuses.map((s) => s.address), statuses.map((s) => s.status)],
         );
       }
-      const inserted = await this.insertEvents(m, events);
+      const inserted = await this.events.insert(m, events);
       await this.setLastEvents(m, inserted);
       return inserted;
     });
@@ -231,71 +235,34 @@ export class DeliveryRepository {
     return row ? { ...facts(row), recipients: row.recipients } : null;
   }
 
-  /** Marks events as on the stream. */
-  async markPublished(ids: string[]): Promise<void> {
-    if (ids.length) await this.db.query(`UPDATE email_events SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
-  }
-
-  /** Events of the region still unpublished after `olderThanMs` (their publisher died), oldest first. */
-  async unpublished(region: string, olderThanMs: number, limit: number): Promise<EmailEventRecord[]> {
-    const rows: { id: string; email_id: string; team_id: string; region: string; type: EmailEventRecord['type']; recipients: string[]; data: Record<string, unknown>; created_at: Date }[] =
-      await this.db.query(
-        `SELECT id, email_id, team_id, region, type, recipients, data, created_at FROM email_events
-          WHERE region = $1 AND published_at IS NULL AND created_at <= now() - make_interval(secs => $2)
-          ORDER BY created_at LIMIT $3`,
-        [region, olderThanMs / 1000, limit],
-      );
-    return rows.map((r) => ({
-      id: r.id,
-      emailId: r.email_id,
-      teamId: r.team_id,
-      region: r.region,
-      type: r.type,
-      recipients: r.recipients,
-      data: r.data,
-      createdAt: r.created_at,
-    }));
-  }
-
-  /** An email's events, oldest first (the dashboard's history). */
-  async history(emailId: string): Promise<EmailEventRecord[]> {
-    const rows: { id: string; type: EmailEventRecord['type']; recipients: string[]; data: Record<string, unknown>; created_at: Date; team_id: string; region: string }[] =
-      await this.db.query(
-        `SELECT id, type, recipients, data, created_at, team_id, region FROM email_events WHERE email_id = $1 ORDER BY created_at, id`,
-        [emailId],
-      );
-    return rows.map((r) => ({ id: r.id, emailId, teamId: r.team_id, region: r.region, type: r.type, recipients: r.recipients, data: r.data, createdAt: r.created_at }));
-  }
-
-  /** The email's dispatch after an outcome: done, or a lease until its next due recipient. */
+  /**
+   * One update per email after an outcome: its dispatch (done, or a lease until its next due
+   * recipient) and its last_event, which follows the latest event (an older event arriving late
+   * changes nothing).
+   */
   private async settleEmails(m: EntityManager, outcomes: EmailOutcome[]): Promise<void> {
+    const latest = latestEvents(outcomes.flatMap((o) => o.events));
+    const ids = outcomes.map((o) => o.emailId);
     await m.query(
       `UPDATE emails e
           SET dispatched_at = CASE WHEN p.pending_at IS NULL THEN coalesce(e.dispatched_at, now()) ELSE NULL END,
-              dispatch_at = coalesce(p.pending_at, e.dispatch_at)
-         FROM unnest($1::uuid[]) AS u(id)
+              dispatch_at = coalesce(p.pending_at, e.dispatch_at),
+              last_event = CASE WHEN u.last_event IS NOT NULL AND (e.last_event_at IS NULL OR e.last_event_at <= u.at) THEN u.last_event ELSE e.last_event END,
+              last_event_at = CASE WHEN u.last_event IS NOT NULL AND (e.last_event_at IS NULL OR e.last_event_at <= u.at) THEN u.at ELSE e.last_event_at END
+         FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
          LEFT JOIN LATERAL (
            SELECT min(CASE r.status WHEN 'deferred' THEN r.next_attempt_at WHEN 'sending' THEN r.claimed_until ELSE now() END) AS pending_at
              FROM email_recipients r WHERE r.email_id = u.id AND r.status IN ('queued', 'deferred', 'sending')
          ) p ON true
         WHERE e.id = u.id`,
-      [outcomes.map((o) => o.emailId)],
-    );
-    await this.setLastEvents(
-      m,
-      outcomes.flatMap((o) => o.events),
+      [ids, ids.map((id) => latest.get(id)?.type.slice('email.'.length) ?? null), ids.map((id) => latest.get(id)?.createdAt.toISOString() ?? null)],
     );
   }
 
   /** last_event follows the latest event of each email (an older event arriving late changes nothing). */
   private async setLastEvents(m: EntityManager, events: EmailEventRecord[]): Promise<void> {
-    const latest = new Map<string, EmailEventRecord>();
-    for (const e of events) {
-      const seen = latest.get(e.emailId);
-      if (!seen || seen.createdAt.getTime() <= e.createdAt.getTime()) latest.set(e.emailId, e);
-    }
-    if (!latest.size) return;
-    const list = [...latest.values()];
+    const list = [...latestEvents(events).values()];
+    if (!list.length) return;
     await m.query(
       `UPDATE emails e SET last_event = u.last_event, last_event_at = u.at
          FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
@@ -303,30 +270,16 @@ export class DeliveryRepository {
       [list.map((e) => e.emailId), list.map((e) => e.type.slice('email.'.length)), list.map((e) => e.createdAt.toISOString())],
     );
   }
+}
 
-  private async insertEvents(m: EntityManager, events: EmailEventRecord[]): Promise<EmailEventRecord[]> {
-    if (!events.length) return [];
-    const inserted: { id: string }[] = await m.query(
-      `INSERT INTO email_events (id, email_id, team_id, region, type, recipients, data, created_at)
-       SELECT u.id, u.email_id, u.team_id, u.region, u.type, ARRAY(SELECT jsonb_array_elements_text(u.recipients)), u.data, u.created_at
-         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])
-              AS u(id, email_id, team_id, region, type, recipients, data, created_at)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id`,
-      [
-        events.map((e) => e.id),
-        events.map((e) => e.emailId),
-        events.map((e) => e.teamId),
-        events.map((e) => e.region),
-        events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e.recipients)),
-        events.map((e) => JSON.stringify(e.data)),
-        events.map((e) => e.createdAt.toISOString()),
-      ],
-    );
-    const fresh = new Set(inserted.map((r) => r.id));
-    return events.filter((e) => fresh.has(e.id));
+/** Each email's latest event (the last of equals). */
+function latestEvents(events: EmailEventRecord[]): Map<string, EmailEventRecord> {
+  const latest = new Map<string, EmailEventRecord>();
+  for (const e of events) {
+    const seen = latest.get(e.emailId);
+    if (!seen || seen.createdAt.getTime() <= e.createdAt.getTime()) latest.set(e.emailId, e);
   }
+  return latest;
 }
 
 function facts(row: Pick<EmailRow, 'id' | 'team_id' | 'region' | 'from_address' | 'subject' | 'message_id' | 'tags' | 'headers' | 'created_at'>): EmailFacts {

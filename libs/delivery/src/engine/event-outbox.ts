@@ -3,7 +3,7 @@ import { EventPublisher, type HeraldEvent } from '@herald/bus';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { isoTimestamp, PeriodicJob } from '@herald/core';
 import { MetricsService } from '@herald/observability';
-import { DeliveryRepository } from './delivery.repository';
+import { EmailEventsRepository } from './email-events.repository';
 import type { EmailEventRecord } from './email-events';
 
 const CONFIRM_FLUSH_MS = 100;
@@ -43,7 +43,7 @@ export class EventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly repository: DeliveryRepository,
+    private readonly repository: EmailEventsRepository,
     private readonly publisher: EventPublisher,
     metrics: MetricsService,
   ) {

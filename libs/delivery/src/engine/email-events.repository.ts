@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { EmailEventRecord } from './email-events';
+
+interface EventRow {
+  id: string;
+  email_id: string;
+  team_id: string;
+  region: string;
+  type: EmailEventRecord['type'];
+  recipients: string[];
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, email_id, team_id, region, type, recipients, data, created_at';
+
+const toRecord = (r: EventRow): EmailEventRecord => ({
+  id: r.id,
+  emailId: r.email_id,
+  teamId: r.team_id,
+  region: r.region,
+  type: r.type,
+  recipients: r.recipients,
+  data: r.data,
+  createdAt: r.created_at,
+});
+
+/**
+ * email_events: each email's history (for the dashboard) and the outbox of the events stream.
+ * An event's id derives from the fact, so inserting it again is a no-op.
+ */
+@Injectable()
+export class EmailEventsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Inserts events in the caller's transaction; returns those that were new (an id seen before is skipped). */
+  async insert(m: EntityManager, events: EmailEventRecord[]): Promise<EmailEventRecord[]> {
+    if (!events.length) return [];
+    const inserted: { id: string }[] = await m.query(
+      `INSERT INTO email_events (id, email_id, team_id, region, type, recipients, data, created_at)
+       SELECT u.id, u.email_id, u.team_id, u.region, u.type, ARRAY(SELECT jsonb_array_elements_text(u.recipients)), u.data, u.created_at
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])
+              AS u(id, email_id, team_id, region, type, recipients, data, created_at)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [
+        events.map((e) => e.id),
+        events.map((e) => e.emailId),
+        events.map((e) => e.teamId),
+        events.map((e) => e.region),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.recipients)),
+        events.map((e) => JSON.stringify(e.data)),
+        events.map((e) => e.createdAt.toISOString()),
+      ],
+    );
+    const fresh = new Set(inserted.map((r) => r.id));
+    return events.filter((e) => fresh.has(e.id));
+  }
+
+  /** Marks events as on the stream. */
+  async markPublished(ids: string[]): Promise<void> {
+    if (ids.length) await this.db.query(`UPDATE email_events SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  /** Events of the region still unpublished after `olderThanMs` (their publisher died), oldest first. */
+  async unpublished(region: string, olderThanMs: number, limit: number): Promise<EmailEventRecord[]> {
+    const rows: EventRow[] = await this.db.query(
+      `SELECT ${COLUMNS} FROM email_events
+        WHERE region = $1 AND published_at IS NULL AND created_at <= now() - make_interval(secs => $2)
+        ORDER BY created_at LIMIT $3`,
+      [region, olderThanMs / 1000, limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** An email's events, oldest first (the dashboard's history). */
+  async history(emailId: string): Promise<EmailEventRecord[]> {
+    const rows: EventRow[] = await this.db.query(`SELECT ${COLUMNS} FROM email_events WHERE email_id = $1 ORDER BY created_at, id`, [emailId]);
+    return rows.map(toRecord);
+  }
+}
