@@ -42,12 +42,13 @@ export class DeliveryWorld {
     readonly dns: TestDnsServer,
     readonly port: number,
     readonly api: TestApi,
-    readonly worker: INestApplication,
+    /** The in-process worker; null when started with `{ worker: false }` (a test runs its own, e.g. as a child process). */
+    readonly worker: INestApplication | null,
     readonly smtp: INestApplicationContext,
     readonly db: Client,
   ) {}
 
-  static async start(overrides: Record<string, string> = {}): Promise<DeliveryWorld> {
+  static async start(overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<DeliveryWorld> {
     const dns = await TestDnsServer.start();
     const port = await freeSharedPort([...SINK_HOSTS, DEAD_HOST]);
     const api = await startTestApi({
@@ -66,7 +67,7 @@ export class DeliveryWorld {
       BOUNCE_MX_PORT: '0',
       ...overrides,
     });
-    const worker = await startWorker(api.config);
+    const worker = options.worker === false ? null : await startWorker(api.config);
     const smtp = await startSmtp(api.config);
     const db = new Client({ connectionString: api.config.DATABASE_URL });
     await db.connect();
@@ -146,7 +147,7 @@ export class DeliveryWorld {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.worker.close(), this.smtp.close()]);
+    await Promise.allSettled([this.worker?.close(), this.smtp.close()]);
     await this.db.end();
     await Promise.allSettled(this.sinks.map((s) => s.close()));
     await this.api.close();

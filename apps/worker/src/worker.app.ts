@@ -29,9 +29,9 @@ export async function startWorker(config: HeraldConfig, logging: LoggingOptions 
         filterSubject: sendSubject(config.NATS_NAMESPACE, config.HERALD_REGION),
         pattern: SEND_PATTERN,
         maxAckPending: config.DELIVERY_CONCURRENCY,
-        // A command waits in a destination's queue and then its SMTP transaction; a redelivery
-        // meanwhile finds the recipients claimed and is dropped, so this only bounds that noise.
-        ackWaitMs: 120_000,
+        // Commands are acked once claimed (milliseconds after delivery): this only bounds how
+        // long the commands a dead worker had pulled, unclaimed, wait before another takes them.
+        ackWaitMs: 15_000,
       },
     ],
   });

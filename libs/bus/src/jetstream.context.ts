@@ -20,6 +20,16 @@ export class JetStreamContext extends BaseRpcContext<[JsMsg]> {
     return this.args[0].seq;
   }
 
+  /**
+   * Acknowledges now, before the handler finishes: for a handler that has made the message's
+   * work durable elsewhere (a claim in Postgres with its own lease) and takes over its fate, so
+   * a long handler neither holds a max-ack-pending slot nor gets redelivered. The transport's
+   * settlement when the handler finishes is then a no-op (a message is acked once).
+   */
+  ack(): void {
+    this.args[0].ack();
+  }
+
   /** Resets the ack-wait timer, for a handler that legitimately takes longer than ackWaitMs. */
   working(): void {
     this.args[0].working();

@@ -167,7 +167,7 @@ export const configSchema = z
     /** A recipient still deferred this long after the email was accepted bounces (Transient). */
     DELIVERY_EXPIRY_SECONDS: int(1, 30 * 86400).default(72 * 3600),
     /** Emails a worker process holds at once (pulled, queued in actors, or being sent). */
-    DELIVERY_CONCURRENCY: int(1, 100_000).default(1024),
+    DELIVERY_CONCURRENCY: int(1, 100_000).default(256),
     /** SMTP connections per destination (recipient domains sharing MX hosts share them). */
     DELIVERY_CONNECTIONS_PER_DESTINATION: int(1, 1000).default(10),
     /** Messages sent over one SMTP connection before it is replaced. */
@@ -178,8 +178,8 @@ export const configSchema = z
     DELIVERY_CONNECT_TIMEOUT_MS: int(100, 600_000).default(30_000),
     DELIVERY_GREETING_TIMEOUT_MS: int(100, 600_000).default(300_000),
     DELIVERY_COMMAND_TIMEOUT_MS: int(100, 1_200_000).default(300_000),
-    /** How long a worker's claim on a recipient lasts; past it a crashed worker's recipients are retried. */
-    DELIVERY_CLAIM_SECONDS: int(5, 86400).default(900),
+    /** A worker's claim on the recipients it is sending to; renewed while it lives, so a dead worker's run out within this. */
+    DELIVERY_CLAIM_SECONDS: int(3, 86400).default(60),
     /** Recipient domains whose `delivered@`, `bounced@`, `complained@`, `suppressed@` addresses are simulated. */
     TEST_ADDRESS_DOMAINS: z
       .string()

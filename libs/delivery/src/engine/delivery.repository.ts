@@ -170,6 +170,21 @@ export class DeliveryRepository {
     });
   }
 
+  /** Extends live claims (and their emails' leases); a claim whose outcome is recorded is gone already. */
+  async renewClaims(tokens: string[], claimSeconds: number): Promise<void> {
+    if (!tokens.length) return;
+    await this.db.query(
+      `WITH renewed AS (
+         UPDATE email_recipients SET claimed_until = now() + make_interval(secs => $2)
+          WHERE claim_token = ANY($1::uuid[]) AND status = 'sending'
+         RETURNING email_id
+       )
+       UPDATE emails SET dispatch_at = now() + make_interval(secs => $2)
+        WHERE id IN (SELECT email_id FROM renewed) AND dispatched_at IS NULL`,
+      [tokens, claimSeconds],
+    );
+  }
+
   /**
    * Records outcomes. An outcome whose claim was taken over records nothing. Returns, per
    * outcome, the events that were new (an event recorded before keeps its id and is not

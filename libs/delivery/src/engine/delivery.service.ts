@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { SendCommand } from '@herald/bus';
 import { CONFIG, HeraldConfig } from '@herald/config';
-import { addressDomain, GroupCommit, parseAddress } from '@herald/core';
+import { addressDomain, GroupCommit, parseAddress, PeriodicJob } from '@herald/core';
 import { MetricsService } from '@herald/observability';
 import { SuppressionsService } from '@herald/suppressions';
 import type { Transmitter } from '../delivery.types';
@@ -27,13 +27,20 @@ const RECORD_ATTEMPTS = 5;
  * per batch of emails rather than per email.
  */
 @Injectable()
-export class DeliveryService {
+export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliveryService.name);
   private readonly claims: GroupCommit<string, ClaimedEmail | null>;
   private readonly records: GroupCommit<EmailOutcome, EmailEventRecord[]>;
   private readonly outcomes;
   private readonly latency;
   private readonly verpKey: Buffer;
+  /** Claims this worker holds (by token) and how many of their emails are still in flight. */
+  private readonly claimsHeld = new Map<string, number>();
+  private readonly claimKeeper = new PeriodicJob(
+    () => this.renewClaims(),
+    () => (this.config.DELIVERY_CLAIM_SECONDS * 1000) / 3,
+    (error) => this.logger.warn(`could not renew claims: ${error.message}`),
+  );
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
@@ -56,14 +63,42 @@ export class DeliveryService {
     );
   }
 
-  /** Resolves once the outcome is recorded; rejects (the command is redelivered) if it could not be. */
-  async handle(command: SendCommand): Promise<void> {
+  onApplicationBootstrap(): void {
+    this.claimKeeper.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.claimKeeper.stop();
+  }
+
+  /**
+   * Claims the email's due recipients, calls `claimed` (the command's work is durable in
+   * Postgres from here), delivers, and resolves once the outcome is recorded. A failure before
+   * the claim rejects (the command is redelivered); after it, the claim runs out and the
+   * reconciler dispatches the email again.
+   */
+  async handle(command: SendCommand, claimed: () => void = () => undefined): Promise<void> {
     const email = await this.claims.submit(command.emailId);
+    claimed();
     if (!email) return;
-    const outcome = await this.attempt(email);
-    const fresh = await this.recordWithRetry(outcome);
-    await this.suppressHardBounces(email, outcome);
-    this.outbox.publish(fresh);
+    this.claimsHeld.set(email.token, (this.claimsHeld.get(email.token) ?? 0) + 1);
+    try {
+      const outcome = await this.attempt(email);
+      const fresh = await this.recordWithRetry(outcome);
+      await this.suppressHardBounces(email, outcome);
+      this.outbox.publish(fresh);
+    } finally {
+      const left = (this.claimsHeld.get(email.token) ?? 1) - 1;
+      if (left > 0) this.claimsHeld.set(email.token, left);
+      else this.claimsHeld.delete(email.token);
+    }
+  }
+
+  /** Keeps this worker's claims alive while it works on them (a queue wait, a slow MX). */
+  private async renewClaims(): Promise<number> {
+    const tokens = [...this.claimsHeld.keys()];
+    await this.repository.renewClaims(tokens, this.config.DELIVERY_CLAIM_SECONDS);
+    return tokens.length;
   }
 
   private async claimMany(ids: string[]): Promise<(ClaimedEmail | null)[]> {
