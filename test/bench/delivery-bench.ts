@@ -55,7 +55,7 @@ const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf
 if (only !== null && only !== 'saturation' && only !== 'latency') throw new Error('--only takes saturation or latency');
 const options = {
   emails: option('emails', 20_000),
-  rate: option('rate', 1_000),
+  rate: option('rate', 500),
   duration: option('duration', 15),
   warmup: option('warmup', 2),
   workers: option('workers', 1),
