@@ -23,7 +23,12 @@ async function main(argv: string[]): Promise<void> {
   const { positional, flags } = parseFlags(argv);
   const [command, sub, argument] = positional;
   if (!command || command === 'help' || flags.help) return void process.stdout.write(`${USAGE}\n`);
-  const config = loadConfig(process.env, command === 'all' && process.env.NODE_ENV !== 'production' ? { DEV_BOOTSTRAP: process.env.DEV_BOOTSTRAP ?? 'true', BOUNCE_MX_PORT: process.env.BOUNCE_MX_PORT ?? '2525' } : {});
+  const config = loadConfig(process.env, command === 'all' && process.env.NODE_ENV !== 'production' ? {
+          DEV_BOOTSTRAP: process.env.DEV_BOOTSTRAP ?? 'true',
+          // Unprivileged ports for a laptop: the bounce MX, and the relay's implicit-TLS and STARTTLS ports.
+          BOUNCE_MX_PORT: process.env.BOUNCE_MX_PORT ?? '2525',
+          SMTP_PORTS: process.env.SMTP_PORTS ?? '2465:tls,2587:starttls',
+        } : {});
 
   if (command === 'regions') return print({ object: 'list', current: config.HERALD_REGION, data: config.HERALD_REGIONS });
   if (command === 'migrate') return print({ object: 'migrations', schema: config.DATABASE_SCHEMA, applied: await runMigrations(config) });

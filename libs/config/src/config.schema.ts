@@ -75,6 +75,29 @@ const regionPairs = z.string().transform((s, ctx) => {
   return out;
 });
 
+/** `port:mode` pairs, e.g. `465:tls,587:starttls`: the SMTP relay's listeners (port 0 picks a free one). */
+const smtpPorts = z.string().transform((s, ctx) => {
+  const out: { port: number; mode: 'tls' | 'starttls' }[] = [];
+  for (const pair of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [port = '', mode = '', extra] = pair.split(':').map((p) => p.trim());
+    const n = Number(port);
+    if (!/^\d{1,5}$/.test(port) || n > 65535 || (mode !== 'tls' && mode !== 'starttls') || extra !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `"${pair}" is not port:tls or port:starttls` });
+      return z.NEVER;
+    }
+    if (n !== 0 && out.some((l) => l.port === n)) {
+      ctx.addIssue({ code: 'custom', message: `port ${n} is listed twice` });
+      return z.NEVER;
+    }
+    out.push({ port: n, mode });
+  }
+  if (out.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'must list at least one port:mode' });
+    return z.NEVER;
+  }
+  return out;
+});
+
 export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -190,6 +213,29 @@ export const configSchema = z
     BOUNCE_MX_PORT: int(0, 65535).default(25),
     BOUNCE_MX_HOST: z.string().default('0.0.0.0'),
 
+    /** The SMTP relay (smtp role): applications send with username `herald` and an API key as password. */
+    SMTP_HOST: z.string().default('0.0.0.0'),
+    /** Listeners as `port:mode` pairs; `tls` is implicit TLS (SMTPS), `starttls` offers STARTTLS. */
+    SMTP_PORTS: smtpPorts.default([
+      { port: 25, mode: 'starttls' },
+      { port: 465, mode: 'tls' },
+      { port: 587, mode: 'starttls' },
+      { port: 2465, mode: 'tls' },
+      { port: 2587, mode: 'starttls' },
+    ]),
+    /** Greeting and EHLO name of the relay (and the self-signed certificate's name); default `smtp.<region>.<MAIL_DOMAIN>`. */
+    SMTP_HOSTNAME: z
+      .string()
+      .regex(/^([a-z0-9-]+\.)*[a-z0-9-]+$/, 'must be a lowercase host name')
+      .optional(),
+    /** PEM files of the relay's certificate (chain) and private key: both or neither; required in production. */
+    SMTP_TLS_CERT: z.string().optional(),
+    SMTP_TLS_KEY: z.string().optional(),
+    /** A session waiting this long for the client's next command is closed (421). */
+    SMTP_IDLE_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
+    /** A session is closed (421 4.4.2) after this long, whatever it is doing. */
+    SMTP_SESSION_TIMEOUT_MS: int(100, 24 * 3_600_000).default(600_000),
+
     DEV_BOOTSTRAP: bool.default(false),
     /** Fault injection for the crash-safety suites; refused in production. */
     HERALD_FAILPOINT: z.enum(['none', 'crash-after-commit']).default('none'),
@@ -213,6 +259,10 @@ export const configSchema = z
   .refine((c) => c.NODE_ENV !== 'production' || c.HERALD_FAILPOINT === 'none', {
     path: ['HERALD_FAILPOINT'],
     message: 'must be none in production',
+  })
+  .refine((c) => (c.SMTP_TLS_CERT === undefined) === (c.SMTP_TLS_KEY === undefined), {
+    path: ['SMTP_TLS_CERT'],
+    message: 'must be set together with SMTP_TLS_KEY (PEM file paths): both or neither',
   })
   .refine((c) => c.HERALD_REGIONS.includes(c.HERALD_REGION), {
     path: ['HERALD_REGION'],

@@ -13,6 +13,11 @@ export interface NewEmail {
   source: EmailSource;
   idempotencyKey: string | null;
   email: NormalizedEmail;
+  /**
+   * SMTP only: the message to send as is (stored in email_mime, DKIM-signed by the worker) and
+   * its Message-ID (with angle brackets), the client's or the one Herald wrote into `mime`.
+   */
+  raw?: { mime: Buffer; messageId: string };
 }
 
 interface EmailRow {
@@ -59,9 +64,9 @@ export class EmailRepository {
     @Inject(CONFIG) private readonly config: HeraldConfig,
   ) {}
 
-  /** Inserts emails, recipients and attachments atomically (one statement). */
+  /** Inserts emails, recipients, attachments and SMTP messages atomically (one statement). */
   async insert(emails: NewEmail[], manager: EntityManager = this.db.manager): Promise<void> {
-    const rows = emails.map(({ id, teamId, region, source, idempotencyKey, email }) => ({
+    const rows = emails.map(({ id, teamId, region, source, idempotencyKey, email, raw }) => ({
       id,
       team_id: teamId,
       region,
@@ -76,7 +81,7 @@ export class EmailRepository {
       text_body: email.text,
       headers: email.headers,
       tags: email.tags,
-      message_id: `<${id}@${email.fromDomain}>`,
+      message_id: raw?.messageId ?? `<${id}@${email.fromDomain}>`,
       last_event: email.scheduledAt ? 'scheduled' : 'queued',
       scheduled_at: email.scheduledAt?.toISOString() ?? null,
       idempotency_key: idempotencyKey,
@@ -96,6 +101,12 @@ export class EmailRepository {
         size: a.size,
       })),
     );
+    // Each MIME is its own parameter: node-postgres sends a Buffer as binary, with no encoding.
+    const mimes = emails.flatMap(({ id, raw }) => (raw ? [id, raw.mime] : []));
+    const mimeValues = Array.from({ length: mimes.length / 2 }, (_, i) => `($${5 + 2 * i}::uuid, $${6 + 2 * i}::bytea)`);
+    const mimeInsert = mimeValues.length
+      ? `, mime_in AS (INSERT INTO email_mime (email_id, mime) VALUES ${mimeValues.join(', ')} RETURNING email_id)`
+      : '';
     await manager.query(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
@@ -116,12 +127,12 @@ export class EmailRepository {
          SELECT email_id, position, kind, address
          FROM jsonb_to_recordset($2::jsonb) AS r(email_id uuid, position smallint, kind text, address text)
          RETURNING email_id
-       )
+       )${mimeInsert}
        INSERT INTO email_attachments (email_id, position, filename, content_type, content_id, path, content, size)
        SELECT email_id, position, filename, content_type, content_id, path, decode(content, 'base64'), size
        FROM jsonb_to_recordset($3::jsonb) AS a(email_id uuid, position smallint, filename text, content_type text,
          content_id text, path text, content text, size integer)`,
-      [JSON.stringify(rows), JSON.stringify(recipients), JSON.stringify(attachments), this.config.DISPATCH_GRACE_SECONDS],
+      [JSON.stringify(rows), JSON.stringify(recipients), JSON.stringify(attachments), this.config.DISPATCH_GRACE_SECONDS, ...mimes],
     );
   }
 

@@ -4,3 +4,6 @@ export * from './send.service';
 export * from './emails.service';
 export * from './dispatch-reconciler.service';
 export * from './validation';
+export * from './smtp/smtp-submission.types';
+export * from './smtp/smtp-submissions.service';
+export * from './smtp/smtp-submission.module';

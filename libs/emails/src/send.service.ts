@@ -20,7 +20,18 @@ import {
   validateSendRequest,
 } from './validation';
 
-export type Endpoint = 'POST /emails' | 'POST /emails/batch';
+/** The operation, as idempotency keys are scoped and metrics labelled; `SMTP` is the relay's DATA. */
+export type Endpoint = 'POST /emails' | 'POST /emails/batch' | 'SMTP';
+
+/** One message submitted over SMTP, parsed and validated by the relay (SmtpSubmissions). */
+export interface MimeSubmission {
+  /** Chosen by the relay: the Message-ID it wrote into `raw.mime` may carry it. */
+  id: string;
+  email: NormalizedEmail;
+  raw: { mime: Buffer; messageId: string };
+  /** What makes two submissions with one idempotency key "the same message". */
+  hash: string;
+}
 
 export interface SendResponse {
   id: string;
@@ -35,7 +46,7 @@ type BatchError = { index: number; message: string };
 
 /** What validation accepted, by index in the request, and (permissive batch) what it refused. */
 interface Acceptance {
-  emails: { index: number; email: NormalizedEmail }[];
+  emails: { index: number; email: NormalizedEmail; id?: string; raw?: NewEmail['raw'] }[];
   /** Refusals reported in the response instead of failing the request; null: any refusal fails it. */
   errors: BatchError[] | null;
   /** The response for the stored emails' ids (and the refusals), given and replayed. */
@@ -78,6 +89,21 @@ export class SendService {
       emails: [{ index: 0, email: orThrow(validateSendRequest(body, this.limits)) }],
       errors: null,
       respond: ([id]) => ({ id }),
+      where: () => '',
+    })) as Promise<SendResponse>;
+  }
+
+  /**
+   * The SMTP relay's send: the same steps as POST /emails for one email already parsed from its
+   * MIME message, which is stored with it and sent as is. Throws the same HeraldErrors
+   * (forbidden_from_domain, *_quota_exceeded, idempotency conflicts) for the relay to translate.
+   */
+  sendMime(sender: Sender, submission: MimeSubmission, idempotencyKey: string | null): Promise<SendResponse> {
+    const { id, email, raw, hash } = submission;
+    return this.accept(sender, 'SMTP', hash, idempotencyKey, 'smtp', () => ({
+      emails: [{ index: 0, email, id, raw }],
+      errors: null,
+      respond: ([first]) => ({ id: first }),
       where: () => '',
     })) as Promise<SendResponse>;
   }
@@ -163,7 +189,7 @@ export class SendService {
    */
   private async route(sender: Sender, acceptance: Acceptance, source: EmailSource, key: string | null): Promise<NewEmail[]> {
     const rows: NewEmail[] = [];
-    for (const { index, email } of acceptance.emails) {
+    for (const { index, email, id, raw } of acceptance.emails) {
       let region: string;
       try {
         ({ region } = await this.sendingDomains.resolve(sender.teamId, email.fromDomain, sender.restrictedDomainId));
@@ -172,7 +198,7 @@ export class SendService {
         acceptance.errors.push({ index, message: error.message });
         continue;
       }
-      rows.push({ id: newId(), teamId: sender.teamId, region, source, idempotencyKey: key, email });
+      rows.push({ id: id ?? newId(), teamId: sender.teamId, region, source, idempotencyKey: key, email, ...(raw && { raw }) });
     }
     return rows;
   }

@@ -28,6 +28,9 @@ export async function isolatedConfig(overrides: Record<string, string> = {}): Pr
     NATS_NAMESPACE: `t_${suffix}`,
     API_PORT: '0',
     OPS_PORT: '0',
+    // the smtp role's relay: free loopback ports, one of each kind (suites run in parallel)
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORTS: '0:tls,0:starttls',
     ...overrides,
   });
   await runMigrations(config);

@@ -4,6 +4,8 @@ import { Suppressions1764300000000 } from './1764300000000-suppressions';
 import { Webhooks1764400000000 } from './1764400000000-webhooks';
 import { WebhookDeliveries1764500000000 } from './1764500000000-webhook-deliveries';
 import { Delivery1764600000000 } from './1764600000000-delivery';
+import { SmtpMessages1764700000000 } from './1764700000000-smtp-messages';
+import { WebhookHealth1764800000000 } from './1764800000000-webhook-health';
 
 /** Every migration, in order. A new migration is a new file listed here. */
-export const migrations = [Foundation1764100000000, Domains1764200000000, Suppressions1764300000000, Webhooks1764400000000, WebhookDeliveries1764500000000, Delivery1764600000000];
+export const migrations = [Foundation1764100000000, Domains1764200000000, Suppressions1764300000000, Webhooks1764400000000, WebhookDeliveries1764500000000, Delivery1764600000000, SmtpMessages1764700000000, WebhookHealth1764800000000];

@@ -39,6 +39,8 @@ export interface ClaimedEmail extends EmailFacts {
   dueAt: Date;
   recipients: ClaimedRecipient[];
   attachments: ClaimedAttachment[];
+  /** The message as submitted over SMTP (email_mime), sent as is; null for an API email. */
+  mime: Buffer | null;
 }
 
 export interface RecipientUpdate {
@@ -147,7 +149,15 @@ export class DeliveryRepository {
           WHERE email_id = ANY($1::uuid[]) ORDER BY email_id, position`,
         [claimedIds],
       );
+      const mimes: { email_id: string; mime: Buffer }[] = await m.query(
+        `SELECT email_id, mime FROM email_mime WHERE email_id = ANY($1::uuid[])`,
+        [claimedIds],
+      );
       const claimed = new Map(emails.map((row) => [row.id, toClaimedEmail(row, token)]));
+      for (const { email_id, mime } of mimes) {
+        const email = claimed.get(email_id);
+        if (email) email.mime = mime;
+      }
       for (const r of rows) {
         claimed.get(r.email_id)?.recipients.push({
           position: r.position,
@@ -325,5 +335,6 @@ function toClaimedEmail(row: EmailRow, token: string): ClaimedEmail {
     dueAt: row.due_at,
     recipients: [],
     attachments: [],
+    mime: null,
   };
 }

@@ -22,7 +22,7 @@ export async function prepareMessage(
   attachmentAllowedAddresses: readonly string[] = [],
 ): Promise<PreparedMessage> {
   try {
-    const raw = await buildMessage(
+    const raw = email.mime ? toCrlf(email.mime) : await buildMessage(
       {
         id: email.id,
         from: email.from,
@@ -52,6 +52,21 @@ export async function prepareMessage(
     }
     throw error;
   }
+}
+
+/**
+ * An SMTP-submitted message, with every line ending CRLF (the signer and SMTP both need it). The
+ * relay refuses bare LF in DATA, so this normally returns the bytes untouched.
+ */
+function toCrlf(mime: Buffer): Buffer {
+  let bare = false;
+  for (let i = mime.indexOf(0x0a); i !== -1; i = mime.indexOf(0x0a, i + 1)) {
+    if (i === 0 || mime[i - 1] !== 0x0d) {
+      bare = true;
+      break;
+    }
+  }
+  return bare ? Buffer.from(mime.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1') : mime;
 }
 
 /** ATTACHMENT_ALLOWED_ADDRESSES as a matcher, built once per config list rather than per email. */

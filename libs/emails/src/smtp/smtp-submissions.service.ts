@@ -1,0 +1,281 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
+import { ApiKeysService, type Principal } from '@herald/accounts';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { addressDomain, addressKey, formatAddress, isHeraldError, isValidAddrSpec, newId, type HeraldError } from '@herald/core';
+import { SendingDomains } from '@herald/domains';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@herald/idempotency';
+import { RateLimiter, rateLimitFor } from '@herald/limits';
+import { SuppressionsService } from '@herald/suppressions';
+import type { Sender } from '../email.types';
+import { SendService } from '../send.service';
+import type { NormalizedEmail } from '../validation';
+import { fieldValue, rewriteMessage, rfc5322Date, splitMessage, type HeaderField } from './mime-headers';
+import type { SmtpEnvelope, SmtpReply, SmtpSubmissionPort, SubmissionResult } from './smtp-submission.types';
+
+/** The SMTP username of every customer; the password is the API key. */
+export const SMTP_USERNAME = 'herald';
+
+const IDEMPOTENCY_HEADERS = ['herald-idempotency-key', 'resend-idempotency-key'];
+/**
+ * Removed from the stored message: Bcc would disclose the blind recipients, the idempotency keys
+ * are Herald's business, and Return-Path is the receiving MX's to write (from Herald's VERP sender).
+ */
+const STRIPPED = new Set(['bcc', 'return-path', ...IDEMPOTENCY_HEADERS]);
+/** Left out of the idempotency hash: a client that composes the message again on a retry changes them. */
+const VOLATILE = new Set(['date', 'message-id', 'content-type', ...STRIPPED]);
+const MESSAGE_ID = /^<[^<>\s@]+@[^<>\s@]+>$/;
+
+const reply = (code: number, enhanced: string, message: string): SmtpReply => ({ code, enhanced, message });
+const refuse = (code: number, enhanced: string, message: string): SubmissionResult => ({ ok: false, reply: reply(code, enhanced, message) });
+
+const INVALID_CREDENTIALS = reply(535, '5.7.8', 'Authentication credentials invalid');
+const TEMPORARY = (what: string) => reply(451, '4.3.0', `Temporary failure ${what}, try again later`);
+
+/**
+ * The SMTP relay's send path (SmtpSubmissionPort): the checks of each SMTP step, then the same
+ * steps as POST /emails through SendService (idempotency, sending domain and region, quota,
+ * persist with the MIME message in one statement, dispatch), with HeraldErrors as SMTP replies.
+ */
+@Injectable()
+export class SmtpSubmissions implements SmtpSubmissionPort {
+  private readonly logger = new Logger(SmtpSubmissions.name);
+
+  constructor(
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly apiKeys: ApiKeysService,
+    private readonly rateLimiter: RateLimiter,
+    private readonly suppressions: SuppressionsService,
+    private readonly sendingDomains: SendingDomains,
+    private readonly send: SendService,
+  ) {}
+
+  async authenticate(username: string, password: string): Promise<{ ok: true; principal: Principal } | { ok: false; reply: SmtpReply }> {
+    if (username !== SMTP_USERNAME) return { ok: false, reply: INVALID_CREDENTIALS };
+    try {
+      return { ok: true, principal: await this.apiKeys.authenticateToken(password) };
+    } catch (error) {
+      if (isHeraldError(error)) return { ok: false, reply: INVALID_CREDENTIALS };
+      this.logger.warn(`SMTP authentication failed: ${(error as Error).message}`);
+      return { ok: false, reply: reply(454, '4.7.0', 'Temporary authentication failure, try again later') };
+    }
+  }
+
+  async checkMailFrom(principal: Principal, mailFrom: string): Promise<SmtpReply | null> {
+    if (mailFrom.trim() === '') return reply(553, '5.1.7', 'The null sender is not accepted: MAIL FROM must be an address on your domain');
+    const problem = addressProblem(mailFrom);
+    if (problem) return reply(553, '5.1.7', `Malformed sender address <${mailFrom}>: ${problem}`);
+    try {
+      await this.sendingDomains.resolve(principal.teamId, addressDomain(mailFrom), principal.domainId);
+      const state = await this.rateLimiter.consume(
+        principal.teamId,
+        rateLimitFor(principal.team.plan, this.config, principal.team.rateLimit),
+      );
+      if (!state.allowed) return reply(451, '4.7.1', `Rate limit exceeded, try again in ${state.resetSeconds} s`);
+      return null;
+    } catch (error) {
+      if (isHeraldError(error) && error.code === 'forbidden_from_domain') return reply(550, '5.7.1', error.message);
+      this.logger.warn(`MAIL FROM check failed: ${(error as Error).message}`);
+      return TEMPORARY('checking the sender');
+    }
+  }
+
+  async checkRecipient(principal: Principal, address: string, accepted: number): Promise<SmtpReply | null> {
+    const problem = addressProblem(address);
+    if (problem) return reply(553, '5.1.3', `Malformed or refused recipient address <${address}>: ${problem}`);
+    if (accepted >= this.config.MAX_RECIPIENTS) return reply(452, '4.5.3', 'Too many recipients');
+    try {
+      const suppressed = await this.suppressions.isSuppressed(principal.teamId, [address]);
+      if (suppressed.size > 0) return reply(550, '5.1.1', `<${address}> is on the suppression list (previous bounce or complaint)`);
+      return null;
+    } catch (error) {
+      this.logger.warn(`RCPT TO check failed: ${(error as Error).message}`);
+      return TEMPORARY('checking the recipient');
+    }
+  }
+
+  async submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer): Promise<SubmissionResult> {
+    if (raw.length > this.config.MAX_EMAIL_BYTES) {
+      return refuse(552, '5.3.4', `Message size exceeds the limit of ${this.config.MAX_EMAIL_BYTES} bytes`);
+    }
+    const rcptTo = unique(envelope.rcptTo);
+    if (rcptTo.length === 0) return refuse(554, '5.5.1', 'No valid recipients');
+    if (rcptTo.length > this.config.MAX_RECIPIENTS) return refuse(452, '4.5.3', 'Too many recipients');
+
+    const split = splitMessage(raw);
+    const key = idempotencyKeyOf(split.fields);
+    if (key === false) {
+      return refuse(550, '5.6.0', `The Herald-Idempotency-Key (or Resend-Idempotency-Key) header must be one value of 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters`);
+    }
+
+    let parsed: ParsedMail;
+    try {
+      // Bodies are needed for GET /emails; links, cid: images and derived texts are not.
+      parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
+    } catch (error) {
+      return refuse(550, '5.6.0', `The message could not be parsed: ${(error as Error).message}`);
+    }
+    const from = split.fields.filter((f) => f.name === 'from').length === 1 ? singleMailbox(parsed.from) : null;
+    if (!from) return refuse(550, '5.7.1', 'The message must have a From header with exactly one valid address on a domain you have verified');
+
+    const id = newId();
+    const fromDomain = addressDomain(from.address);
+    const existingId = split.fields.filter((f) => f.name === 'message-id').map(fieldValue);
+    const keepId = existingId.length === 1 && MESSAGE_ID.test(existingId[0]);
+    const messageId = keepId ? existingId[0] : `<${id}@${fromDomain}>`;
+    const added = [
+      ...(keepId ? [] : [`Message-ID: ${messageId}`]),
+      ...(split.fields.some((f) => f.name === 'date') ? [] : [`Date: ${rfc5322Date(new Date())}`]),
+    ];
+    const mime = rewriteMessage(split, keepId ? STRIPPED : new Set([...STRIPPED, 'message-id']), added);
+
+    const to = addressesOf(parsed.to);
+    const cc = addressesOf(parsed.cc);
+    const toKeys = new Set(to.map((a) => addressKey(a.address)));
+    const ccKeys = new Set(cc.map((a) => addressKey(a.address)));
+    // Bcc recipients are the envelope's that neither header names; without a To header, the
+    // envelope recipients the Cc header does not name are the To recipients.
+    const recipients = rcptTo.map((address) => {
+      const k = addressKey(address);
+      const kind = toKeys.has(k) ? 'to' : ccKeys.has(k) ? 'cc' : to.length ? 'bcc' : 'to';
+      return { kind: kind as 'to' | 'cc' | 'bcc', address };
+    });
+    const email: NormalizedEmail = {
+      from: formatAddress({ display: from.name || null, address: from.address }),
+      fromAddress: from.address,
+      fromDomain,
+      to: to.length ? to.map(format) : recipients.filter((r) => r.kind === 'to').map((r) => r.address),
+      cc: cc.map(format),
+      bcc: recipients.filter((r) => r.kind === 'bcc').map((r) => r.address),
+      replyTo: addressesOf(parsed.replyTo).map(format),
+      subject: (parsed.subject ?? '').replace(/[\r\n]+/g, ' '),
+      html: typeof parsed.html === 'string' && parsed.html !== '' ? parsed.html : null,
+      text: parsed.text ?? null,
+      headers: null,
+      attachments: [],
+      tags: null,
+      scheduledAt: null,
+      recipients,
+      sizeBytes: mime.length,
+    };
+    const hash = submissionHash(envelope, rcptTo, parsed);
+
+    try {
+      const { id: accepted } = await this.send.sendMime(senderOf(principal), { id, email, raw: { mime, messageId }, hash }, key);
+      return { ok: true, id: accepted };
+    } catch (error) {
+      if (isHeraldError(error)) {
+        const refusal = refusalOf(error);
+        if (refusal) return { ok: false, reply: refusal };
+      }
+      this.logger.warn(`SMTP submission failed: ${(error as Error).message}`);
+      return { ok: false, reply: TEMPORARY('storing the message') };
+    }
+  }
+}
+
+function refusalOf(error: HeraldError): SmtpReply | null {
+  switch (error.code) {
+    case 'forbidden_from_domain':
+      return reply(550, '5.7.1', error.message);
+    case 'daily_quota_exceeded':
+      return reply(451, '4.7.1', `Daily quota exceeded: ${error.message}`);
+    case 'monthly_quota_exceeded':
+      return reply(451, '4.7.1', `Monthly quota exceeded: ${error.message}`);
+    case 'invalid_idempotent_request':
+      return reply(550, '5.7.0', 'The idempotency key was already used with a different message; use a new key');
+    case 'concurrent_idempotent_requests':
+      return reply(451, '4.7.0', 'A message with the same idempotency key is being processed, try again');
+    case 'validation_error':
+      return reply(550, '5.6.0', error.message);
+    default:
+      return null;
+  }
+}
+
+export function senderOf(principal: Principal): Sender {
+  return {
+    teamId: principal.teamId,
+    plan: principal.team.plan,
+    homeRegion: principal.team.homeRegion,
+    restrictedDomainId: principal.domainId,
+  };
+}
+
+/**
+ * Why an envelope address is refused, or null. Beyond syntax, the relay tricks that could make a
+ * receiving MTA forward the message elsewhere: source routes, `%` and `!` routing in the local
+ * part, quoted local parts (which could hide an `@`) and IP literals.
+ */
+export function addressProblem(address: string): string | null {
+  const value = address.trim();
+  if (/@\[[^\]]*\]$/.test(value)) return 'IP address literals are not accepted';
+  if (value.startsWith('@') || /^[^"]*:/.test(value)) return 'source routes are not accepted';
+  const at = value.lastIndexOf('@');
+  if (at <= 0) return 'not an address';
+  const local = value.slice(0, at);
+  const domain = value.slice(at + 1);
+  if (local.startsWith('"') || local.includes('"')) return 'quoted local parts are not accepted';
+  if (/[%!]/.test(local)) return '"%" and "!" routing is not accepted';
+  if (domain.startsWith('[')) return 'IP address literals are not accepted';
+  return isValidAddrSpec(value) ? null : 'not a valid address';
+}
+
+/** The idempotency key of the message: null when absent, false when invalid. */
+function idempotencyKeyOf(fields: HeaderField[]): string | null | false {
+  const values = [...new Set(fields.filter((f) => IDEMPOTENCY_HEADERS.includes(f.name)).map(fieldValue))];
+  if (values.length === 0) return null;
+  if (values.length > 1) return false;
+  const [key] = values;
+  return key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX_LENGTH ? key : false;
+}
+
+function flatten(value: AddressObject | AddressObject[] | undefined): EmailAddress[] {
+  const objects = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return objects.flatMap((o) => o.value).flatMap((a) => (a.group ? a.group : [a]));
+}
+
+/** The valid mailboxes of an address header (group syntax flattened; invalid entries skipped). */
+function addressesOf(value: AddressObject | AddressObject[] | undefined): { name: string; address: string }[] {
+  return flatten(value).flatMap((a) => (a.address && isValidAddrSpec(a.address) ? [{ name: a.name, address: a.address }] : []));
+}
+
+function singleMailbox(value: AddressObject | AddressObject[] | undefined): { name: string; address: string } | null {
+  const all = flatten(value);
+  if (all.length !== 1 || !all[0].address || !isValidAddrSpec(all[0].address)) return null;
+  return { name: all[0].name, address: all[0].address };
+}
+
+const format = (a: { name: string; address: string }) => formatAddress({ display: a.name || null, address: a.address });
+
+function unique(addresses: string[]): string[] {
+  const seen = new Set<string>();
+  return addresses.filter((a) => {
+    const k = addressKey(a);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/**
+ * "The same message" for idempotency: the envelope, the headers except the ones a client
+ * regenerates when it composes the message again (Date, Message-ID, the MIME boundaries in
+ * Content-Type) and the ones Herald strips, the decoded bodies and each attachment's checksum.
+ * Comparing bytes would make a retry from nodemailer (new boundaries, Date and Message-ID on
+ * every send) a conflict.
+ */
+function submissionHash(envelope: SmtpEnvelope, rcptTo: string[], parsed: ParsedMail): string {
+  const hash = createHash('sha256');
+  const part = (value: string) => hash.update(`${Buffer.byteLength(value)}:`).update(value);
+  part(envelope.mailFrom.toLowerCase());
+  part(rcptTo.map(addressKey).join(','));
+  for (const line of parsed.headerLines) if (!VOLATILE.has(line.key)) part(line.line);
+  part(typeof parsed.html === 'string' ? parsed.html : '');
+  part(parsed.text ?? '');
+  for (const a of parsed.attachments) {
+    part(`${a.filename ?? ''}|${a.contentType}|${a.cid ?? ''}|${a.contentDisposition}|${a.size}|${a.checksum}`);
+  }
+  return hash.digest('hex');
+}

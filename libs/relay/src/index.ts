@@ -1,0 +1,3 @@
+export * from './smtp-relay';
+export * from './relay.host';
+export * from './tls-certificate';

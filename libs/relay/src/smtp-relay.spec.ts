@@ -1,0 +1,416 @@
+import { spawn } from 'node:child_process';
+import { createTransport } from 'nodemailer';
+import type { Principal } from '@herald/accounts';
+import { findBare, RELAY_REPLIES, SmtpRelay, type SmtpRelayOptions } from './smtp-relay';
+import type { SmtpEnvelope, SmtpReply, SmtpSubmissionPort, SubmissionResult } from './submission-port';
+import { RawSmtpClient } from './testing/raw-smtp-client';
+import { generateSelfSigned } from './tls-certificate';
+
+const KEY = 'hr_test_good_key';
+const PRINCIPAL = { teamId: 'team-1', keyId: 'key-1', permission: 'full_access', domainId: null } as unknown as Principal;
+
+/** A submission port that records what the listener asked. */
+class FakePort implements SmtpSubmissionPort {
+  submits: { principal: Principal; envelope: SmtpEnvelope; raw: Buffer }[] = [];
+  rcptCalls: { address: string; accepted: number }[] = [];
+  submitResult: () => Promise<SubmissionResult> = async () => ({ ok: true, id: `email-${this.submits.length}` });
+  mailFromError: Error | null = null;
+
+  async authenticate(username: string, password: string) {
+    if (username === 'herald' && password === KEY) return { ok: true as const, principal: PRINCIPAL };
+    return { ok: false as const, reply: { code: 535, enhanced: '5.7.8', message: 'Authentication credentials invalid' } };
+  }
+
+  async checkMailFrom(_principal: Principal, mailFrom: string): Promise<SmtpReply | null> {
+    if (this.mailFromError) throw this.mailFromError;
+    return mailFrom.endsWith('@acme.test') ? null : { code: 550, enhanced: '5.7.1', message: `The ${mailFrom.split('@')[1]} domain is not verified` };
+  }
+
+  async checkRecipient(_principal: Principal, address: string, accepted: number): Promise<SmtpReply | null> {
+    this.rcptCalls.push({ address, accepted });
+    return address.startsWith('suppressed@') ? { code: 550, enhanced: '5.1.1', message: 'The address is on the suppression list' } : null;
+  }
+
+  async submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer): Promise<SubmissionResult> {
+    this.submits.push({ principal, envelope, raw });
+    return this.submitResult();
+  }
+}
+
+const MESSAGE = 'From: App <app@acme.test>\r\nTo: bob@example.com\r\nSubject: hi\r\n\r\nHello Bob.\r\n';
+
+describe('SmtpRelay', () => {
+  let tls: { cert: string; key: string };
+  const relays: SmtpRelay[] = [];
+  const clients: RawSmtpClient[] = [];
+
+  beforeAll(async () => {
+    tls = await generateSelfSigned('smtp.us-east-1.herald.test');
+  });
+
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.destroy();
+    await Promise.all(relays.splice(0).map((r) => r.close()));
+  });
+
+  async function start(port: FakePort, options: Partial<SmtpRelayOptions> = {}): Promise<SmtpRelay> {
+    const relay = await SmtpRelay.start({
+      host: '127.0.0.1',
+      listeners: [
+        { port: 0, mode: 'starttls' },
+        { port: 0, mode: 'tls' },
+      ],
+      hostname: 'smtp.us-east-1.herald.test',
+      tls,
+      maxBytes: 4096,
+      idleTimeoutMs: 10_000,
+      sessionTimeoutMs: 60_000,
+      closeTimeoutMs: 1000,
+      submissions: port,
+      ...options,
+    });
+    relays.push(relay);
+    return relay;
+  }
+
+  async function client(relay: SmtpRelay, mode: 'tls' | 'starttls'): Promise<RawSmtpClient> {
+    const c = await RawSmtpClient.connect(relay.port(mode), mode);
+    clients.push(c);
+    return c;
+  }
+
+  /** An authenticated session on the STARTTLS port. */
+  async function authenticated(relay: SmtpRelay): Promise<RawSmtpClient> {
+    const c = await client(relay, 'starttls');
+    expect(await c.login(KEY, { starttls: true })).toBe('235 Authentication successful');
+    return c;
+  }
+
+  describe('TLS and AUTH', () => {
+    it('offers STARTTLS but not AUTH in the clear, and AUTH (PLAIN, LOGIN) only after STARTTLS', async () => {
+      const relay = await start(new FakePort());
+      const c = await client(relay, 'starttls');
+      const plain = await c.command('EHLO client.test');
+      expect(plain.split('\r\n')).toEqual([
+        '250-smtp.us-east-1.herald.test Nice to meet you, [127.0.0.1]',
+        '250-PIPELINING',
+        '250-8BITMIME',
+        '250-SMTPUTF8',
+        '250-STARTTLS',
+        '250 SIZE 4096',
+      ]);
+      expect(plain).not.toMatch(/AUTH/);
+      expect(await c.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${KEY}`).toString('base64')}`)).toBe('500 Error: command not recognized');
+      expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`530 ${RELAY_REPLIES.startTlsFirst}`);
+      expect(await c.startTls()).toBe('220 Ready to start TLS');
+      const secure = await c.command('EHLO client.test');
+      expect(secure).toContain('250-AUTH PLAIN LOGIN');
+      expect(secure).not.toContain('STARTTLS');
+    });
+
+    it('answers MAIL before AUTH with 530 5.7.0 Authentication required, on both kinds of port', async () => {
+      const relay = await start(new FakePort());
+      const implicit = await client(relay, 'tls');
+      const ehlo = await implicit.command('EHLO client.test');
+      expect(ehlo).toContain('250-AUTH PLAIN LOGIN');
+      expect(ehlo).not.toContain('STARTTLS');
+      expect(await implicit.command('MAIL FROM:<app@acme.test>')).toBe('530 5.7.0 Authentication required');
+      const upgraded = await client(relay, 'starttls');
+      await upgraded.command('EHLO client.test');
+      await upgraded.startTls();
+      await upgraded.command('EHLO client.test');
+      expect(await upgraded.command('MAIL FROM:<app@acme.test>')).toBe('530 5.7.0 Authentication required');
+      expect(await upgraded.command('RCPT TO:<bob@example.com>')).toBe('530 5.7.0 Authentication required');
+    });
+
+    it('answers a wrong API key with 535 (PLAIN and LOGIN) and accepts the right one with LOGIN', async () => {
+      const relay = await start(new FakePort());
+      const c = await client(relay, 'tls');
+      await c.command('EHLO client.test');
+      expect(await c.command(`AUTH PLAIN ${Buffer.from('\0herald\0hr_wrong').toString('base64')}`)).toBe('535 5.7.8 Authentication credentials invalid');
+      expect(await c.command('AUTH LOGIN')).toBe('334 VXNlcm5hbWU6');
+      expect(await c.command(Buffer.from('herald').toString('base64'))).toBe('334 UGFzc3dvcmQ6');
+      expect(await c.command(Buffer.from('hr_wrong').toString('base64'))).toBe('535 5.7.8 Authentication credentials invalid');
+      expect(await c.command('AUTH CRAM-MD5')).toBe('504 Error: Unrecognized authentication type');
+      await c.command('AUTH LOGIN');
+      await c.command(Buffer.from('herald').toString('base64'));
+      expect(await c.command(Buffer.from(KEY).toString('base64'))).toBe('235 Authentication successful');
+    });
+
+    it('answers an authentication that throws (database down) with 454, never 235', async () => {
+      const port = new FakePort();
+      port.authenticate = () => Promise.reject(new Error('database down'));
+      const relay = await start(port);
+      const c = await client(relay, 'tls');
+      await c.command('EHLO client.test');
+      expect(await c.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${KEY}`).toString('base64')}`)).toBe(`454 ${RELAY_REPLIES.authTemporary}`);
+    });
+  });
+
+  describe('a message', () => {
+    it('is submitted with its envelope and raw bytes, and the 250 reply carries the email id', async () => {
+      const port = new FakePort();
+      const relay = await start(port);
+      const c = await authenticated(relay);
+      expect(await c.command('MAIL FROM:<app@acme.test>')).toBe('250 Accepted');
+      expect(await c.command('RCPT TO:<bob@example.com>')).toBe('250 Accepted');
+      expect(await c.command('RCPT TO:<suppressed@example.com>')).toBe('550 5.1.1 The address is on the suppression list');
+      expect(await c.command('RCPT TO:<hidden@example.com>')).toBe('250 Accepted');
+      expect(await c.command('DATA')).toBe('354 End data with <CR><LF>.<CR><LF>');
+      expect(await c.command(`${MESSAGE}..leading dot\r\n.`)).toBe('250 2.0.0 OK email-1');
+      expect(port.submits).toHaveLength(1);
+      expect(port.submits[0]!.principal).toBe(PRINCIPAL);
+      expect(port.submits[0]!.envelope).toEqual({ mailFrom: 'app@acme.test', rcptTo: ['bob@example.com', 'hidden@example.com'] });
+      expect(port.submits[0]!.raw.toString()).toBe(`${MESSAGE}.leading dot\r\n`);
+      expect(port.rcptCalls.map((r) => r.accepted)).toEqual([0, 1, 1]);
+      // the session goes on: a second transaction on the same connection
+      expect(await c.command('MAIL FROM:<app@acme.test>')).toBe('250 Accepted');
+    });
+
+    it('passes the port refusals through: unverified from domain at MAIL, a refusal at the end of DATA', async () => {
+      const port = new FakePort();
+      port.submitResult = async () => ({ ok: false, reply: { code: 452, enhanced: '4.5.3', message: 'Daily quota exceeded, try again tomorrow' } });
+      const relay = await start(port);
+      const c = await authenticated(relay);
+      expect(await c.command('MAIL FROM:<app@unverified.test>')).toBe('550 5.7.1 The unverified.test domain is not verified');
+      await c.command('MAIL FROM:<app@acme.test>');
+      await c.command('RCPT TO:<bob@example.com>');
+      await c.command('DATA');
+      expect(await c.command(`${MESSAGE}.`)).toBe('452 4.5.3 Daily quota exceeded, try again tomorrow');
+    });
+
+    it('answers 451 4.3.0, never 250, when the port throws', async () => {
+      const port = new FakePort();
+      port.submitResult = () => Promise.reject(new Error('connection terminated'));
+      const relay = await start(port);
+      const c = await authenticated(relay);
+      await c.command('MAIL FROM:<app@acme.test>');
+      await c.command('RCPT TO:<bob@example.com>');
+      await c.command('DATA');
+      expect(await c.command(`${MESSAGE}.`)).toBe('451 4.3.0 Temporary failure, try again later');
+      port.mailFromError = new Error('redis down');
+      expect(await c.command('MAIL FROM:<app@acme.test>')).toBe('451 4.3.0 Temporary failure, try again later');
+    });
+
+    it('over SIZE is refused with 552 5.3.4, at MAIL FROM SIZE= and at the end of DATA', async () => {
+      const port = new FakePort();
+      const relay = await start(port);
+      const c = await authenticated(relay);
+      expect(await c.command('MAIL FROM:<app@acme.test> SIZE=5000')).toBe('552 Error: message exceeds fixed maximum message size 4096');
+      await c.command('MAIL FROM:<app@acme.test>');
+      await c.command('RCPT TO:<bob@example.com>');
+      await c.command('DATA');
+      expect(await c.command(`${MESSAGE}${'x'.repeat(76)}\r\n`.repeat(60) + '.')).toBe('552 5.3.4 Message exceeds fixed maximum message size 4096');
+      expect(port.submits).toHaveLength(0);
+    });
+
+    it('with a bare LF is refused with 550 5.6.11, and a bare CR too', async () => {
+      const port = new FakePort();
+      const relay = await start(port);
+      const c = await authenticated(relay);
+      for (const [body, reply] of [
+        ['line one\nline two\r\n', `550 ${RELAY_REPLIES.bareLf}`],
+        ['line one\rline two\r\n', `550 ${RELAY_REPLIES.bareCr}`],
+      ]) {
+        await c.command('MAIL FROM:<app@acme.test>');
+        await c.command('RCPT TO:<bob@example.com>');
+        await c.command('DATA');
+        expect(await c.command(`Subject: x\r\n\r\n${body}.`)).toBe(reply);
+      }
+      expect(RELAY_REPLIES.bareLf).toMatch(/^5\.6\.11 .*bare LF/);
+      expect(port.submits).toHaveLength(0);
+    });
+
+    it.each([
+      ['<LF>.<CR><LF>', '\n.\r\n'],
+      ['<LF>.<LF>', '\n.\n'],
+      ['<CR>.<CR><LF>', '\r.\r\n'],
+    ])('smuggled with %s never becomes a second message', async (_name, sequence) => {
+      const port = new FakePort();
+      const relay = await start(port);
+      const c = await authenticated(relay);
+      c.write(
+        'MAIL FROM:<app@acme.test>\r\nRCPT TO:<bob@example.com>\r\nDATA\r\n' +
+          `Subject: first\r\n\r\nfirst${sequence}MAIL FROM:<app@acme.test>\r\nRCPT TO:<victim@example.com>\r\nDATA\r\nSubject: smuggled\r\n\r\nsmuggled\r\n.\r\n`,
+      );
+      expect(await c.reply()).toBe('250 Accepted');
+      expect(await c.reply()).toBe('250 Accepted');
+      expect(await c.reply()).toBe('354 End data with <CR><LF>.<CR><LF>');
+      expect(await c.reply()).toMatch(/^550 5\.6\.11 Message refused: bare (LF|CR)/);
+      // nothing else was answered: the smuggled commands were message content
+      expect(await c.command('NOOP')).toBe('250 OK');
+      expect(port.submits).toHaveLength(0);
+      // and the session is still in step: a clean message goes through, alone
+      c.write(`MAIL FROM:<app@acme.test>\r\nRCPT TO:<bob@example.com>\r\nDATA\r\n${MESSAGE}.\r\n`);
+      expect([await c.reply(), await c.reply(), await c.reply(), await c.reply()]).toEqual([
+        '250 Accepted',
+        '250 Accepted',
+        '354 End data with <CR><LF>.<CR><LF>',
+        '250 2.0.0 OK email-1',
+      ]);
+      expect(port.submits.map((s) => s.envelope.rcptTo)).toEqual([['bob@example.com']]);
+    });
+
+    it('can be pipelined: MAIL, RCPT, RCPT, DATA and the message in one write', async () => {
+      const port = new FakePort();
+      const relay = await start(port);
+      const c = await authenticated(relay);
+      c.write(`MAIL FROM:<app@acme.test>\r\nRCPT TO:<bob@example.com>\r\nRCPT TO:<carol@example.com>\r\nDATA\r\n${MESSAGE}.\r\nQUIT\r\n`);
+      const replies = [await c.reply(), await c.reply(), await c.reply(), await c.reply(), await c.reply(), await c.reply()];
+      expect(replies).toEqual([
+        '250 Accepted',
+        '250 Accepted',
+        '250 Accepted',
+        '354 End data with <CR><LF>.<CR><LF>',
+        '250 2.0.0 OK email-1',
+        expect.stringMatching(/^221 /),
+      ]);
+      expect(port.submits[0]!.envelope.rcptTo).toEqual(['bob@example.com', 'carol@example.com']);
+      await c.closed;
+    });
+  });
+
+  describe('timeouts and shutdown', () => {
+    it('closes an idle connection after SMTP_IDLE_TIMEOUT_MS', async () => {
+      const relay = await start(new FakePort(), { idleTimeoutMs: 300 });
+      const c = await client(relay, 'starttls');
+      const started = Date.now();
+      expect(await c.reply(3000)).toBe('421 Timeout - closing connection');
+      await c.closed;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    });
+
+    it('closes a session after SMTP_SESSION_TIMEOUT_MS even while it is busy', async () => {
+      const relay = await start(new FakePort(), { sessionTimeoutMs: 600, idleTimeoutMs: 10_000 });
+      const c = await authenticated(relay);
+      const started = Date.now();
+      const noops = setInterval(() => c.write('NOOP\r\n'), 50);
+      try {
+        let reply = '';
+        while (!reply.startsWith('421')) reply = await c.reply(3000);
+        expect(reply).toBe('421 4.4.2 Session too long, closing connection');
+        await c.closed;
+      } finally {
+        clearInterval(noops);
+      }
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+
+    it('lets a message being submitted finish when the session runs out, then closes', async () => {
+      const port = new FakePort();
+      let release: () => void = () => undefined;
+      port.submitResult = () => new Promise((resolve) => (release = () => resolve({ ok: true, id: 'slow-1' })));
+      const relay = await start(port, { sessionTimeoutMs: 800 });
+      const c = await authenticated(relay);
+      c.write(`MAIL FROM:<app@acme.test>\r\nRCPT TO:<bob@example.com>\r\nDATA\r\n${MESSAGE}.\r\n`);
+      for (let i = 0; i < 3; i++) await c.reply();
+      await new Promise((r) => setTimeout(r, 1000));
+      release();
+      expect(await c.reply()).toBe('250 2.0.0 OK slow-1');
+      expect(await c.reply()).toBe('421 4.4.2 Session too long, closing connection');
+      await c.closed;
+    });
+
+    it('close() stops listening and sends idle sessions 421 at once', async () => {
+      const relay = await start(new FakePort());
+      const c = await authenticated(relay);
+      const closing = relay.close();
+      expect(await c.reply()).toBe(`421 ${RELAY_REPLIES.shuttingDown}`);
+      await closing;
+      await expect(RawSmtpClient.connect(relay.port('starttls'), 'starttls')).rejects.toThrow(/ECONNREFUSED/);
+    });
+  });
+
+  describe('real clients', () => {
+    it.each([
+      ['implicit TLS (secure: true)', 'tls', { secure: true }],
+      ['STARTTLS (requireTLS: true)', 'starttls', { secure: false, requireTLS: true }],
+    ] as const)('nodemailer sends over %s', async (_name, mode, options) => {
+      const port = new FakePort();
+      const relay = await start(port, { maxBytes: 1024 * 1024 });
+      const transport = createTransport({
+        host: '127.0.0.1',
+        port: relay.port(mode),
+        ...options,
+        auth: { user: 'herald', pass: KEY },
+        tls: { rejectUnauthorized: false },
+      });
+      try {
+        const info = await transport.sendMail({
+          from: 'App <app@acme.test>',
+          to: 'bob@example.com',
+          bcc: 'audit@example.com',
+          subject: 'Hello',
+          text: 'Hi Bob',
+          attachments: [{ filename: 'a.txt', content: 'attached' }],
+        });
+        expect(info.response).toBe('250 2.0.0 OK email-1');
+        expect(port.submits[0]!.envelope).toEqual({ mailFrom: 'app@acme.test', rcptTo: ['bob@example.com', 'audit@example.com'] });
+        expect(port.submits[0]!.raw.toString()).toContain('Subject: Hello');
+        const wrong = createTransport({ host: '127.0.0.1', port: relay.port(mode), ...options, auth: { user: 'herald', pass: 'hr_wrong' }, tls: { rejectUnauthorized: false } });
+        await expect(wrong.sendMail({ from: 'app@acme.test', to: 'bob@example.com', text: 'x' })).rejects.toMatchObject({ responseCode: 535 });
+        wrong.close();
+      } finally {
+        transport.close();
+      }
+    });
+
+    it.each(['ssl', 'starttls'])("Python's smtplib sends (%s)", async (mode) => {
+      const port = new FakePort();
+      const relay = await start(port);
+      const result = await python(mode, relay.port(mode === 'ssl' ? 'tls' : 'starttls'), KEY);
+      expect(result).toEqual({ auth: [235, 'Authentication successful'], data: [250, '2.0.0 OK email-1'] });
+      expect(port.submits[0]!.envelope).toEqual({ mailFrom: 'app@acme.test', rcptTo: ['bob@example.com'] });
+      expect(await python(mode, relay.port(mode === 'ssl' ? 'tls' : 'starttls'), 'hr_wrong')).toEqual({
+        auth: [535, '5.7.8 Authentication credentials invalid'],
+      });
+    });
+  });
+});
+
+describe('findBare', () => {
+  it('finds bare CR and LF, across chunk boundaries', () => {
+    expect(findBare(Buffer.from('a\r\nb\r\n'), false)).toBeNull();
+    expect(findBare(Buffer.from('a\nb'), false)).toBe('LF');
+    expect(findBare(Buffer.from('\nb'), true)).toBeNull();
+    expect(findBare(Buffer.from('\nb'), false)).toBe('LF');
+    expect(findBare(Buffer.from('b\r\n'), true)).toBe('CR');
+    expect(findBare(Buffer.from('a\rb'), false)).toBe('CR');
+    expect(findBare(Buffer.from('a\r'), false)).toBeNull();
+  });
+});
+
+const SMTPLIB = `
+import json, smtplib, ssl, sys
+mode, port, password = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+ctx = ssl.create_default_context()
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+out = {}
+s = smtplib.SMTP_SSL('127.0.0.1', port, context=ctx, timeout=10) if mode == 'ssl' else smtplib.SMTP('127.0.0.1', port, timeout=10)
+if mode == 'starttls':
+    s.starttls(context=ctx)
+try:
+    code, resp = s.login('herald', password)
+    out['auth'] = [code, resp.decode()]
+except smtplib.SMTPAuthenticationError as e:
+    out['auth'] = [e.smtp_code, e.smtp_error.decode()]
+    print(json.dumps(out)); sys.exit(0)
+s.mail('app@acme.test')
+s.rcpt('bob@example.com')
+code, resp = s.data('From: app@acme.test\\r\\nTo: bob@example.com\\r\\nSubject: smtplib\\r\\n\\r\\nHello from Python.\\r\\n')
+out['data'] = [code, resp.decode()]
+s.quit()
+print(json.dumps(out))
+`;
+
+async function python(mode: string, port: number, password: string): Promise<unknown> {
+  const child = spawn('python3', ['-c', SMTPLIB, mode, String(port), password], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`python3 exited ${code}: ${stderr}`);
+  return JSON.parse(stdout);
+}
