@@ -63,8 +63,13 @@ export class Dispatcher implements OnModuleDestroy {
     if (!ids.length) return;
     try {
       // A worker may have claimed the email already (dispatch_count > 0): its lease must stand.
+      // Rows a worker holds locked are skipped rather than waited for (a worker that has them
+      // is claiming or recording them, which this update would not change anyway), so the two
+      // never deadlock over rows they lock in different orders.
       await this.db.query(
-        `UPDATE emails SET dispatched_at = now() WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL AND dispatch_count = 0`,
+        `UPDATE emails SET dispatched_at = now()
+          WHERE id IN (SELECT id FROM emails WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL AND dispatch_count = 0
+                        ORDER BY id FOR UPDATE SKIP LOCKED)`,
         [ids],
       );
     } catch (error) {

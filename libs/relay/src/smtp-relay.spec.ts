@@ -167,6 +167,29 @@ describe('SmtpRelay', () => {
       expect(await c.command('MAIL FROM:<app@acme.test>')).toBe('250 Accepted');
     });
 
+    it('survives clients that reset their connection mid-transaction (after RCPT, in DATA): other sessions go on', async () => {
+      const port = new FakePort();
+      const relay = await start(port);
+      for (const mode of ['starttls', 'tls'] as const) {
+        const dropped = mode === 'tls' ? await client(relay, 'tls') : await authenticated(relay);
+        if (mode === 'tls') expect(await dropped.login(KEY, { starttls: false })).toBe('235 Authentication successful');
+        expect(await dropped.command('MAIL FROM:<app@acme.test>')).toBe('250 Accepted');
+        expect(await dropped.command('RCPT TO:<bob@example.com>')).toBe('250 Accepted');
+        if (mode === 'tls') {
+          expect(await dropped.command('DATA')).toBe('354 End data with <CR><LF>.<CR><LF>');
+          dropped.write('From: app@acme.test\r\nSubject: cut\r\n\r\nhalf a mess');
+        }
+        dropped.reset();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const c = await authenticated(relay);
+      expect(await c.command('MAIL FROM:<app@acme.test>')).toBe('250 Accepted');
+      expect(await c.command('RCPT TO:<bob@example.com>')).toBe('250 Accepted');
+      expect(await c.command('DATA')).toBe('354 End data with <CR><LF>.<CR><LF>');
+      expect(await c.command(`${MESSAGE}.`)).toBe('250 2.0.0 OK email-1');
+      expect(port.submits).toHaveLength(1);
+    });
+
     it('passes the port refusals through: unverified from domain at MAIL, a refusal at the end of DATA', async () => {
       const port = new FakePort();
       port.submitResult = async () => ({ ok: false, reply: { code: 452, enhanced: '4.5.3', message: 'Daily quota exceeded, try again tomorrow' } });

@@ -253,6 +253,9 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
         );
     },
   });
+  // A client's socket error (a reset mid-DATA) is re-emitted on the server: without a listener
+  // it would be an uncaught 'error' and end the process, and every other session with it.
+  server.on('error', (error: Error) => options.logger?.warn(`SMTP relay: connection error: ${error.message}`));
   return server;
 }
 

@@ -63,6 +63,9 @@ export class BounceMx {
         );
       },
     });
+    // A client's socket error (a reset mid-DATA) is re-emitted on the server: without a
+    // listener it would be an uncaught 'error' and end the process.
+    server.on('error', (error: Error) => options.logger?.warn(`bounce MX: connection error: ${error.message}`));
     const port = await new Promise<number>((resolve, reject) => {
       server.server.once('error', reject);
       server.listen(options.port, options.host, () => {

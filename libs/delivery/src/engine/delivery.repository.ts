@@ -137,7 +137,7 @@ export class DeliveryRepository {
                 dispatch_at = now() + make_interval(secs => $2),
                 last_event = CASE WHEN old.before IN ('queued', 'scheduled') THEN 'sent' ELSE e.last_event END,
                 last_event_at = CASE WHEN old.before IN ('queued', 'scheduled') THEN now() ELSE e.last_event_at END
-           FROM (SELECT id, last_event AS before FROM emails WHERE id = ANY($1::uuid[]) FOR UPDATE) old
+           FROM (SELECT id, last_event AS before FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE) old
           WHERE e.id = old.id
         RETURNING e.id, e.team_id, e.region, e.from_address, e.to_addresses, e.cc_addresses, e.reply_to, e.subject,
                   e.html, e.text_body, e.headers, e.tags, e.message_id, e.created_at,

@@ -15,23 +15,28 @@ export class RawSmtpClient {
   readonly closed = new Promise<void>((resolve) => (this.resolveClosed = resolve));
   private socket: Socket | TLSSocket;
 
-  private constructor(socket: Socket | TLSSocket) {
+  private constructor(
+    socket: Socket | TLSSocket,
+    /** The TCP connection under any TLS, for a reset. */
+    private readonly tcp: Socket,
+  ) {
     this.socket = socket;
     this.attach(socket);
   }
 
   static async connect(port: number, mode: 'tls' | 'starttls', host = '127.0.0.1'): Promise<RawSmtpClient> {
+    const tcp = await new Promise<Socket>((resolve, reject) => {
+      const s = netConnect({ port, host }, () => resolve(s));
+      s.once('error', reject);
+    });
     const socket =
       mode === 'tls'
         ? await new Promise<TLSSocket>((resolve, reject) => {
-            const s = tlsConnect({ port, host, rejectUnauthorized: false }, () => resolve(s));
+            const s = tlsConnect({ socket: tcp, rejectUnauthorized: false }, () => resolve(s));
             s.once('error', reject);
           })
-        : await new Promise<Socket>((resolve, reject) => {
-            const s = netConnect({ port, host }, () => resolve(s));
-            s.once('error', reject);
-          });
-    const client = new RawSmtpClient(socket);
+        : tcp;
+    const client = new RawSmtpClient(socket, tcp);
     const greeting = await client.reply();
     if (!greeting.startsWith('220 ')) throw new Error(`unexpected greeting ${greeting}`);
     return client;
@@ -133,6 +138,11 @@ export class RawSmtpClient {
 
   end(): void {
     this.socket.end();
+  }
+
+  /** Drops the connection with a TCP reset, as a crashing client or a cut network does. */
+  reset(): void {
+    this.tcp.resetAndDestroy();
   }
 
   destroy(): void {
