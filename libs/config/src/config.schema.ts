@@ -170,6 +170,8 @@ export const configSchema = z
     WEBHOOK_CONCURRENCY_PER_ENDPOINT: int(1, 1000).default(4),
     /** Accept and deliver to http:// endpoints (local use); https only when false. */
     WEBHOOK_ALLOW_HTTP: bool.default(false),
+    /** An endpoint whose every delivery has failed for this many hours is disabled (Resend: 5 days). */
+    WEBHOOK_DISABLE_AFTER_HOURS: int(1, 24 * 365).default(120),
     /** IPs / CIDRs the webhook SSRF guard lets through although private or loopback (e.g. `127.0.0.0/8,::1` in tests). */
     WEBHOOK_ALLOWED_ADDRESSES: cidrList.default([]),
     /**

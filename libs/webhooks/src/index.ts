@@ -24,4 +24,14 @@ export * from './webhook-messages.repository';
 export * from './webhook-fan-out.service';
 export * from './webhook-dispatcher.service';
 export * from './webhook-dispatch.module';
-export { checkedAddress, postWebhook, RESPONSE_EXCERPT_BYTES, type HttpAttemptResult, type HttpAttemptRequest, type ResolveAll } from './webhook-http.client';
+export {
+  checkedAddress,
+  DEFAULT_ENDPOINT_CONNECTIONS,
+  EndpointConnections,
+  postWebhook,
+  RESPONSE_EXCERPT_BYTES,
+  type EndpointConnectionsOptions,
+  type HttpAttemptResult,
+  type HttpAttemptRequest,
+  type ResolveAll,
+} from './webhook-http.client';

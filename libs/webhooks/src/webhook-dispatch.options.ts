@@ -31,6 +31,8 @@ export interface WebhookDispatchOptions {
   allowHttp: boolean;
   /** IPs / CIDRs the SSRF guard lets through although private or loopback (WEBHOOK_ALLOWED_ADDRESSES). */
   allowedAddresses: readonly string[];
+  /** An endpoint whose every attempt has failed for this long is disabled (Resend: 5 days). */
+  disableAfterMs: number;
 }
 
 export const DEFAULT_DISPATCH_OPTIONS: WebhookDispatchOptions = {
@@ -43,6 +45,7 @@ export const DEFAULT_DISPATCH_OPTIONS: WebhookDispatchOptions = {
   maxRetryAfterMs: 24 * HOUR,
   allowHttp: false,
   allowedAddresses: [],
+  disableAfterMs: 5 * 24 * HOUR,
 };
 
 /** The options the config gives (the rest keep their defaults). */
@@ -55,6 +58,7 @@ export function dispatchOptionsFromConfig(config: HeraldConfig): WebhookDispatch
     perWebhookConcurrency: config.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
     allowHttp: config.WEBHOOK_ALLOW_HTTP,
     allowedAddresses: config.WEBHOOK_ALLOWED_ADDRESSES,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_HOURS * HOUR,
   };
 }
 

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
-import { PeriodicJob } from '@herald/core';
+import { GroupCommit, PeriodicJob } from '@herald/core';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { type AddressAllowList, addressAllowList } from './endpoint-address';
 import { dispatchOptionsFromConfig, nextRetryDelayMs, parseRetryAfter, WEBHOOK_DISPATCH_OPTIONS, WebhookDispatchOptions } from './webhook-dispatch.options';
-import { HttpAttemptResult, postWebhook } from './webhook-http.client';
-import { DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
+import { WebhookFanOutService } from './webhook-fan-out.service';
+import { DEFAULT_ENDPOINT_CONNECTIONS, EndpointConnections, HttpAttemptResult, postWebhook } from './webhook-http.client';
+import { AttemptOutcome, DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
 import { signingSecrets, signPayload } from './webhook-secrets';
 
 /** Both header families (Standard Webhooks and Svix), one `v1,` signature per secret valid now. */
@@ -33,30 +34,61 @@ export function settle(result: HttpAttemptResult, attemptsMade: number, options:
   return delay === null ? { status: 'failed', disableWebhook: null } : { status: 'pending', nextAttemptAt: new Date(now.getTime() + delay) };
 }
 
-/**
- * Polls due webhook messages and POSTs them, concurrently: at most `globalConcurrency` in
- * flight and `perWebhookConcurrency` per webhook, so a slow endpoint only ever holds its own
- * slots. Shutdown stops polling and waits for the attempts in flight.
- */
 const WAKE_DELAY_MS = 5;
+/** Outcome batches being committed at once, and the most outcomes in one (group commit). */
+const RECORD_BATCHES_IN_FLIGHT = 2;
+const RECORD_BATCH_MAX = 512;
 
+/**
+ * Claimed messages a webhook may hold waiting behind its requests in flight, in rounds of
+ * `perWebhookConcurrency` (so a freed slot starts the next delivery without a trip to the
+ * database). Only when `attemptTimeoutMs` × (rounds + 1) fits well in the lease.
+ */
+const QUEUE_ROUNDS = 2;
+
+/**
+ * Polls due webhook messages and POSTs them, concurrently: at most `globalConcurrency` claimed
+ * and not yet recorded (queued, in flight or being recorded) and `perWebhookConcurrency`
+ * requests in flight per webhook, so a slow endpoint only ever holds its own slots. Each
+ * webhook has a short queue of claimed messages, so a freed slot starts the next delivery at
+ * once. Outcomes are recorded in batches (one transaction for all the outcomes that finish
+ * while the previous batch commits); connections are kept alive per checked address. A fan-out
+ * in this process wakes the poll at once. Shutdown stops polling, hands the queued claims back
+ * and waits for the attempts in flight.
+ */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private readonly options: WebhookDispatchOptions;
   private readonly allowed: AddressAllowList;
+  /** Deliveries started and not yet recorded. */
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly perWebhook = new Map<string, number>();
+  /** Requests in flight per webhook. */
+  private readonly active = new Map<string, number>();
+  /** Claimed messages waiting for a slot of their webhook. */
+  private readonly queues = new Map<string, DueMessage[]>();
+  private queued = 0;
+  private readonly queueRounds: number;
   private readonly job: PeriodicJob;
   private wakeTimer: NodeJS.Timeout | null = null;
+  private readonly connections: EndpointConnections;
+  private readonly outcomes: GroupCommit<AttemptOutcome, null>;
 
   constructor(
     private readonly messages: WebhookMessagesRepository,
     @Inject(CONFIG) config: HeraldConfig,
     @Optional() @Inject(WEBHOOK_DISPATCH_OPTIONS) overrides: Partial<WebhookDispatchOptions> | null,
+    @Optional() @Inject(WebhookFanOutService) fanOut: WebhookFanOutService | null,
   ) {
     this.options = { ...dispatchOptionsFromConfig(config), ...overrides };
     this.allowed = addressAllowList(this.options.allowedAddresses);
+    this.queueRounds = this.options.attemptTimeoutMs * (QUEUE_ROUNDS + 1) * 2 <= this.options.leaseMs ? QUEUE_ROUNDS : 0;
+    this.connections = new EndpointConnections({ ...DEFAULT_ENDPOINT_CONNECTIONS, maxSocketsPerAddress: Math.max(1, this.options.globalConcurrency) });
+    this.outcomes = new GroupCommit({ maxInFlight: RECORD_BATCHES_IN_FLIGHT, maxItems: RECORD_BATCH_MAX }, async (batch) => {
+      await this.messages.recordAttempts(batch, this.options.disableAfterMs);
+      return batch.map(() => null);
+    });
+    fanOut?.onFannedOut(() => this.wake());
     this.job = new PeriodicJob(
       () => this.poll(),
       () => this.options.pollIntervalMs,
@@ -71,25 +103,45 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   async onModuleDestroy(): Promise<void> {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     await this.job.stop();
+    const unstarted = [...this.queues.values()].flat().map((m) => m.id);
+    this.queues.clear();
+    this.queued = 0;
+    if (unstarted.length > 0) {
+      await this.messages.releaseClaims(unstarted).catch((error: Error) => this.logger.warn(`webhook claims not released: ${error.message}`));
+    }
     await Promise.allSettled([...this.inFlight]);
+    this.connections.close();
   }
 
-  /** Claims what the free slots allow and starts those deliveries; returns how many started. */
+  /** Claims what the free slots and queues allow and starts what it can; returns how many it claimed. */
   async poll(): Promise<number> {
-    const free = this.options.globalConcurrency - this.inFlight.size;
+    const free = this.options.globalConcurrency - this.inFlight.size - this.queued;
     if (free <= 0) return 0;
-    const slots = (webhookId: string) => this.options.perWebhookConcurrency - (this.perWebhook.get(webhookId) ?? 0);
-    const due = await this.messages.claimDue(free, this.options.leaseMs, slots);
-    due.forEach((message) => this.start(message));
+    const held = new Map<string, number>(this.active);
+    for (const [webhookId, queue] of this.queues) held.set(webhookId, (held.get(webhookId) ?? 0) + queue.length);
+    const perWebhook = this.options.perWebhookConcurrency * (1 + this.queueRounds);
+    const due = await this.messages.claimDue(free, this.options.leaseMs, perWebhook, held);
+    if (this.job.isStopped) {
+      await this.messages.releaseClaims(due.map((m) => m.id));
+      return 0;
+    }
+    const touched = new Set<string>();
+    for (const message of due) {
+      const queue = this.queues.get(message.webhookId) ?? [];
+      queue.push(message);
+      this.queues.set(message.webhookId, queue);
+      this.queued++;
+      touched.add(message.webhookId);
+    }
+    touched.forEach((webhookId) => this.pump(webhookId));
     return due.length;
   }
 
   /**
-   * A finished delivery frees a slot: look for due messages again within a few milliseconds
-   * instead of at the next poll, coalescing the wake-ups of deliveries that finish together.
-   * Without it a busy endpoint gets at most perWebhookConcurrency deliveries per poll interval.
+   * A freed slot: look for due messages again within a few milliseconds instead of at the next
+   * poll, coalescing the wake-ups of deliveries that finish together (and of fan-outs).
    */
-  private wake(): void {
+  wake(): void {
     if (this.wakeTimer || this.job.isStopped) return;
     this.wakeTimer = setTimeout(() => {
       this.wakeTimer = null;
@@ -97,22 +149,41 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     }, WAKE_DELAY_MS);
   }
 
+  /** Starts the webhook's queued messages its free slots allow. */
+  private pump(webhookId: string): void {
+    const queue = this.queues.get(webhookId);
+    while (queue && queue.length > 0 && (this.active.get(webhookId) ?? 0) < this.options.perWebhookConcurrency) {
+      this.queued--;
+      this.start(queue.shift()!);
+    }
+    if (queue && queue.length === 0) this.queues.delete(webhookId);
+  }
+
   private start(message: DueMessage): void {
-    this.perWebhook.set(message.webhookId, (this.perWebhook.get(message.webhookId) ?? 0) + 1);
-    const run = this.deliver(message)
+    this.active.set(message.webhookId, (this.active.get(message.webhookId) ?? 0) + 1);
+    let answered = false;
+    // The webhook's slot is free once its endpoint has answered; the global one once the outcome is recorded.
+    const release = () => {
+      if (answered) return;
+      answered = true;
+      const left = (this.active.get(message.webhookId) ?? 1) - 1;
+      if (left > 0) this.active.set(message.webhookId, left);
+      else this.active.delete(message.webhookId);
+      this.pump(message.webhookId);
+      this.wake();
+    };
+    const run = this.deliver(message, release)
       .catch((error: Error) => this.logger.warn(`webhook message ${message.id} attempt not recorded: ${error.message}`))
       .finally(() => {
         this.inFlight.delete(run);
-        const left = (this.perWebhook.get(message.webhookId) ?? 1) - 1;
-        if (left > 0) this.perWebhook.set(message.webhookId, left);
-        else this.perWebhook.delete(message.webhookId);
+        release();
         this.wake();
       });
     this.inFlight.add(run);
   }
 
   /** One attempt: sign, POST, record the attempt and the message's new state. */
-  private async deliver(message: DueMessage): Promise<void> {
+  private async deliver(message: DueMessage, answered: () => void): Promise<void> {
     const sentAt = new Date();
     const body = JSON.stringify(message.payload);
     const result = await postWebhook({
@@ -122,12 +193,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       timeoutMs: this.options.attemptTimeoutMs,
       allowHttp: this.options.allowHttp,
       allowed: this.allowed,
+      connections: this.connections,
     });
+    answered();
     const attempt = message.attempts + 1;
     const settlement = settle(result, attempt, this.options, new Date());
-    await this.messages.recordAttempt(
+    await this.outcomes.submit({
       message,
-      {
+      attempt: {
         messageId: message.id,
         attempt,
         statusCode: result.kind === 'response' ? result.statusCode : null,
@@ -137,6 +210,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         sentAt,
       },
       settlement,
-    );
+    });
   }
 }

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { addressAllowList } from './endpoint-address';
-import { postWebhook, ResolveAll } from './webhook-http.client';
+import { EndpointConnections, postWebhook, ResolveAll } from './webhook-http.client';
 
 /** postWebhook against a real local HTTP server. */
 describe('postWebhook', () => {
@@ -76,5 +76,35 @@ describe('postWebhook', () => {
     await new Promise((resolve) => closed.close(resolve));
     const result = await postWebhook({ endpoint: `http://dead.test:${deadPort}/`, headers: {}, body: '{}', timeoutMs: 1000, allowHttp: true, allowed: addressAllowList(['127.0.0.0/8']) }, resolver);
     expect(result).toMatchObject({ kind: 'error', error: expect.stringMatching(/ECONNREFUSED/) });
+  });
+
+  it('with a connection pool, reuses the checked address for a while and keeps connections alive per address', async () => {
+    handler = (req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200).end('ok'));
+    };
+    const sockets = new Set<unknown>();
+    const count = (socket: unknown) => sockets.add(socket);
+    server.on('connection', count);
+    const connections = new EndpointConnections({ recheckMs: 60_000, maxSocketsPerAddress: 4, maxFreeSocketsPerAddress: 4, idleTimeoutMs: 2_000 });
+    const allowed = addressAllowList(['127.0.0.0/8']);
+    const other: ResolveAll = async (host) => {
+      lookups.push(host);
+      return [{ address: '127.0.0.2', family: 4 }];
+    };
+    try {
+      const send = (resolve: ResolveAll) =>
+        postWebhook({ endpoint: `http://hooks.rebind.test:${port}/pooled`, headers: {}, body: '{}', timeoutMs: 2000, allowHttp: true, allowed, connections }, resolve);
+      for (let i = 0; i < 5; i++) expect(await send(resolver)).toMatchObject({ kind: 'response', statusCode: 200 });
+      expect(lookups).toEqual(['hooks.rebind.test']);
+      expect(sockets.size).toBe(1);
+      // Another resolver's check (another address: 127.0.0.2, where nothing listens) never rides
+      // the connections of 127.0.0.1: it is refused instead of answered over the pooled socket.
+      expect(await send(other)).toMatchObject({ kind: 'error', error: expect.stringMatching(/ECONNREFUSED/) });
+      expect(sockets.size).toBe(1);
+    } finally {
+      server.off('connection', count);
+      connections.close();
+    }
   });
 });
