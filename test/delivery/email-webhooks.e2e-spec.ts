@@ -83,4 +83,23 @@ describe('email events reach the customer’s webhook', () => {
     // One delivery per event: the outbox, the relay and the stream never double an event.
     expect(forEmail()).toHaveLength(4);
   });
+
+  it('announces a scheduled email with email.scheduled (recorded in its history, delivered to the webhook)', async () => {
+    const team = await world.team();
+    const hook = await team.resend.webhooks.create({ endpoint: receiver.url('/scheduled'), events: ['email.scheduled'] as never });
+    expect(hook.error).toBeNull();
+    const sent = await team.resend.emails.send({
+      from: team.from(),
+      to: 'delivered@herald.test',
+      subject: 'Later',
+      text: 'Later',
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(sent.error).toBeNull();
+    const id = sent.data!.id;
+    await waitFor(() => receiver.at('/scheduled').some((d) => d.json.data.email_id === id), 'email.scheduled');
+    const [delivery] = receiver.at('/scheduled').filter((d) => d.json.data.email_id === id);
+    expect(delivery.json).toMatchObject({ type: 'email.scheduled', data: { email_id: id, to: ['delivered@herald.test'], subject: 'Later' } });
+    expect((await world.events(id)).map((e) => e.type)).toEqual(['email.scheduled']);
+  });
 });

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DeliveryStateModule } from '@herald/delivery';
 import { DomainsModule } from '@herald/domains';
 import { IdempotencyModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
@@ -7,6 +8,7 @@ import { DispatchReconciler } from './dispatch-reconciler.service';
 import { EmailRepository } from './email.repository';
 import { EmailWriter } from './email-writer';
 import { EmailsService } from './emails.service';
+import { ScheduledEmailEvents } from './scheduled-email-events';
 import { SendService } from './send.service';
 
 /**
@@ -14,8 +16,8 @@ import { SendService } from './send.service';
  * importing ConfigModule, DatabaseModule, RedisModule and BusModule.
  */
 @Module({
-  imports: [IdempotencyModule, LimitsModule, DomainsModule],
-  providers: [EmailRepository, EmailWriter, Dispatcher, SendService, EmailsService],
+  imports: [IdempotencyModule, LimitsModule, DomainsModule, DeliveryStateModule],
+  providers: [EmailRepository, EmailWriter, Dispatcher, ScheduledEmailEvents, SendService, EmailsService],
   exports: [SendService, EmailsService],
 })
 export class EmailsModule {}

@@ -7,6 +7,7 @@ import { IdempotencyRecords, IdempotencyService, isIdempotencyConflict, Lease, R
 import { QuotaService } from '@herald/limits';
 import { MetricsService } from '@herald/observability';
 import { Dispatcher } from './dispatcher.service';
+import { ScheduledEmailEvents } from './scheduled-email-events';
 import { sendLimitsOf } from './send-limits';
 import { EmailRepository, NewEmail } from './email.repository';
 import { EmailWriter } from './email-writer';
@@ -75,6 +76,7 @@ export class SendService {
     private readonly idempotencyRecords: IdempotencyRecords,
     private readonly quota: QuotaService,
     private readonly sendingDomains: SendingDomains,
+    private readonly scheduledEvents: ScheduledEmailEvents,
     metrics: MetricsService,
   ) {
     this.limits = sendLimitsOf(config);
@@ -172,6 +174,7 @@ export class SendService {
       await this.dispatcher.dispatch(
         rows.filter((r) => !r.email.scheduledAt).map((r) => ({ emailId: r.id, teamId: r.teamId, region: r.region })),
       );
+      await this.scheduledEvents.announce(rows);
       // complete() never throws: the Postgres record backs the key if Redis misses it.
       if (lease) await this.idempotency.complete(lease, 200, response);
       return response;

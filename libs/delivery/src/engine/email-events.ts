@@ -2,6 +2,7 @@ import { isoTimestamp, stableId } from '@herald/core';
 import type { Bounce } from '../delivery.types';
 
 export type EmailEventType =
+  | 'email.scheduled'
   | 'email.sent'
   | 'email.delivered'
   | 'email.delivery_delayed'
