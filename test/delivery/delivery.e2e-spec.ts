@@ -1,4 +1,3 @@
-import { authenticate } from 'mailauth';
 import { createTransport } from 'nodemailer';
 import type { MxSink } from '@herald/testing';
 import { call } from '../support/api-harness';
@@ -43,13 +42,7 @@ describe('delivery engine (api → JetStream → worker → MX sinks)', () => {
     expect(message.clientHostname).toBe('mta.us-east-1.herald.test');
     expect(message.envelopeFrom).toMatch(new RegExp(`^b-[0-9a-f]{32}-[a-z2-7]{10}@send\\.${team.domain.replace(/\./g, '\\.')}$`));
 
-    const auth: any = await authenticate(message.raw, {
-      ip: message.remoteAddress,
-      helo: message.clientHostname,
-      sender: message.envelopeFrom,
-      mta: 'mx.inbox.test',
-      resolver: world.resolver() as never,
-    });
+    const auth: any = await world.authenticateAtSink(message);
     expect(auth.dkim.results[0].status.result).toBe('pass');
     expect(auth.dkim.results[0].signingHeaders.keys.toLowerCase()).toContain('list-unsubscribe');
     expect(auth.spf.status.result).toBe('pass');

@@ -73,13 +73,7 @@ describe('an email submitted over SMTP (SmtpSubmissions → worker → MX sink)'
     expect(attachments['logo.png']).toMatchObject({ contentType: 'image/png', cid: 'logo@acme', related: true });
     expect(attachments['logo.png'].content.equals(png)).toBe(true);
 
-    const verdict: any = await authenticate(message.raw, {
-      ip: message.remoteAddress,
-      helo: message.clientHostname,
-      sender: message.envelopeFrom,
-      mta: 'mx.inbox.test',
-      resolver: world.resolver() as never,
-    });
+    const verdict: any = await world.authenticateAtSink(message);
     expect(verdict.dkim.results[0].status.result).toBe('pass');
     expect(verdict.dkim.results[0].signingDomain).toBe(team.domain);
     expect(verdict.dmarc.status.result).toBe('pass');

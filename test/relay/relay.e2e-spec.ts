@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { authenticate } from 'mailauth';
 import { simpleParser } from 'mailparser';
 import { createTransport } from 'nodemailer';
 import { RelayHost } from '@herald/relay';
@@ -88,13 +87,7 @@ describe('SMTP relay: clients → relay → worker → recipient MX', () => {
       ['logo.png', 'logo@acme', true],
       ['report.pdf', null, true],
     ]);
-    const auth: any = await authenticate(message.raw, {
-      ip: message.remoteAddress,
-      helo: message.clientHostname,
-      sender: message.envelopeFrom,
-      mta: 'mx.inbox.test',
-      resolver: world.resolver() as never,
-    });
+    const auth: any = await world.authenticateAtSink(message);
     expect(auth.dkim.results[0].status.result).toBe('pass');
     expect(auth.dmarc.status.result).toBe('pass');
   });

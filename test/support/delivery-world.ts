@@ -1,7 +1,8 @@
 import { Resolver } from 'node:dns/promises';
+import { authenticate } from 'mailauth';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
-import { freeSharedPort, MxSink, TestDnsServer, type MxSinkOptions } from '@herald/testing';
+import { freeSharedPort, MxSink, TestDnsServer, type MxSinkOptions, type SinkMessage } from '@herald/testing';
 import { startSmtp } from '../../apps/smtp/src/smtp.app';
 import { startWorker } from '../../apps/worker/src/worker.app';
 import { BounceMxHost } from '../../apps/smtp/src/bounce-mx.host';
@@ -108,6 +109,20 @@ export class DeliveryWorld {
     const resolver = new Resolver();
     resolver.setServers([this.dns.address()]);
     return (name, type) => resolver.resolve(name, type);
+  }
+
+  /**
+   * What an independent receiver (mailauth) makes of a message a sink received: DKIM, SPF and
+   * DMARC checked against the local DNS, as the recipient's MX would.
+   */
+  async authenticateAtSink(message: SinkMessage, mta = 'mx.inbox.test'): Promise<any> {
+    return authenticate(message.raw, {
+      ip: message.remoteAddress,
+      helo: message.clientHostname,
+      sender: message.envelopeFrom,
+      mta,
+      resolver: this.resolver() as never,
+    });
   }
 
   bounceMxPort(): number {

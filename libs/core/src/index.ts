@@ -5,3 +5,4 @@ export * from './periodic-job';
 export * from './address.parser';
 export * from './group-commit';
 export * from './address-policy';
+export * from './debounced-batch';

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SendCommand, SendPublisher } from '@herald/bus';
+import { DebouncedBatch } from '@herald/core';
 import { MetricsService } from '@herald/observability';
 
 const CONFIRM_FLUSH_MS = 100;
@@ -15,9 +16,7 @@ const CONFIRM_FLUSH_MS = 100;
 @Injectable()
 export class Dispatcher implements OnModuleDestroy {
   private readonly logger = new Logger(Dispatcher.name);
-  private confirmed: string[] = [];
-  private flushTimer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly confirmations = new DebouncedBatch<string>(CONFIRM_FLUSH_MS, (ids) => this.flush(ids));
 
   private readonly published;
 
@@ -41,7 +40,7 @@ export class Dispatcher implements OnModuleDestroy {
       this.published.inc({ outcome: result.status === 'fulfilled' ? 'acknowledged' : 'failed' });
       if (result.status === 'fulfilled') {
         acknowledged++;
-        this.confirm(commands[i].emailId);
+        this.confirmations.add(commands[i].emailId);
       } else {
         this.logger.warn(`publish of email ${commands[i].emailId} failed, the reconciler will retry: ${String(result.reason)}`);
       }
@@ -49,18 +48,7 @@ export class Dispatcher implements OnModuleDestroy {
     return acknowledged;
   }
 
-  private confirm(emailId: string): void {
-    this.confirmed.push(emailId);
-    this.flushTimer ??= setTimeout(() => {
-      this.flushTimer = null;
-      this.flushing = this.flushing.then(() => this.flush());
-    }, CONFIRM_FLUSH_MS);
-  }
-
-  private async flush(): Promise<void> {
-    const ids = this.confirmed;
-    this.confirmed = [];
-    if (!ids.length) return;
+  private async flush(ids: string[]): Promise<void> {
     try {
       // A worker may have claimed the email already (dispatch_count > 0): its lease must stand.
       // Rows a worker holds locked are skipped rather than waited for (a worker that has them
@@ -78,10 +66,7 @@ export class Dispatcher implements OnModuleDestroy {
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    await this.flushing;
-    await this.flush();
+  onModuleDestroy(): Promise<void> {
+    return this.confirmations.close();
   }
 }

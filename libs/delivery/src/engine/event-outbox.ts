@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EventPublisher, type HeraldEvent } from '@herald/bus';
 import { CONFIG, HeraldConfig } from '@herald/config';
-import { isoTimestamp, PeriodicJob } from '@herald/core';
+import { DebouncedBatch, isoTimestamp, PeriodicJob } from '@herald/core';
 import { MetricsService } from '@herald/observability';
 import { EmailEventsRepository } from './email-events.repository';
 import type { EmailEventRecord } from './email-events';
@@ -30,9 +30,7 @@ export const toHeraldEvent = (e: EmailEventRecord): HeraldEvent => ({
 @Injectable()
 export class EventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EventOutbox.name);
-  private confirmed: string[] = [];
-  private flushTimer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly confirmations = new DebouncedBatch<string>(CONFIRM_FLUSH_MS, (ids) => this.markPublished(ids));
   private readonly inFlight = new Set<Promise<void>>();
   private readonly relay = new PeriodicJob(
     () => this.relayPass(),
@@ -60,10 +58,7 @@ export class EventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.relay.stop();
     await Promise.allSettled([...this.inFlight]);
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    await this.flushing;
-    await this.flush();
+    await this.confirmations.close();
   }
 
   /** Publishes recorded events in the background; a failure is left to the relay. */
@@ -91,24 +86,14 @@ export class EventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     results.forEach((result, i) => {
       if (result.status === 'fulfilled') {
         this.published.inc({ type: events[i].type, path });
-        this.confirm(events[i].id);
+        this.confirmations.add(events[i].id);
       } else {
         this.logger.warn(`publish of ${events[i].type} ${events[i].id} failed; the relay will retry: ${String(result.reason)}`);
       }
     });
   }
 
-  private confirm(id: string): void {
-    this.confirmed.push(id);
-    this.flushTimer ??= setTimeout(() => {
-      this.flushTimer = null;
-      this.flushing = this.flushing.then(() => this.flush());
-    }, CONFIRM_FLUSH_MS);
-  }
-
-  private async flush(): Promise<void> {
-    const ids = this.confirmed;
-    this.confirmed = [];
+  private async markPublished(ids: string[]): Promise<void> {
     try {
       await this.repository.markPublished(ids);
     } catch (error) {
