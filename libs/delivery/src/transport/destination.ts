@@ -66,6 +66,11 @@ export class Destination {
     return { queued: this.queue.length, active: this.active };
   }
 
+  /** Nothing queued or being sent, and no back-off to remember: it can be forgotten. */
+  isIdle(now = Date.now()): boolean {
+    return !this.queue.length && !this.active && this.failures === 0 && this.downUntil <= now;
+  }
+
   deliver(job: DeliveryJob, hosts: MxHost[]): Promise<RecipientResult[]> {
     if (this.closing) return Promise.resolve(handBack(job));
     const down = this.backoffReply();

@@ -234,6 +234,23 @@ describe('SmtpTransmitter', () => {
     expect((await t.deliver(job('example.test')))[0].outcome).toMatchObject({ kind: 'delivered' });
   });
 
+  it('forgets idle destinations past maxDestinations, and keeps one that is backing off', async () => {
+    const t = transmitter({ maxDestinations: 2 });
+    mx('down.test', ['dead.example.test', 10]);
+    for (let i = 0; i < 3; i++) await t.deliver(job('down.test'));
+    mx('a.test', ['mx1.example.test', 10]);
+    mx('b.test', ['mx2.example.test', 10]);
+    mx('c.test', ['plain.example.test', 10]);
+    await t.deliver(job('a.test'));
+    expect(t.stats().destinations).toBe(2);
+    // Full: the idle a.test destination makes way; the one backing off is remembered.
+    await t.deliver(job('b.test'));
+    await t.deliver(job('c.test'));
+    expect(t.stats().destinations).toBe(2);
+    const [again] = await t.deliver(job('down.test'));
+    expect(again.outcome).toMatchObject({ kind: 'deferred', response: expect.stringMatching(/back/i) });
+  });
+
   it('close() finishes the transaction in flight and hands back queued jobs unattempted', async () => {
     mx('example.test', ['mx1.example.test', 10]);
     primary.behave({ delayMs: 400 });

@@ -26,6 +26,8 @@ export interface TransmitterOptions {
   backoffInitialMs?: number;
   /** Longest back-off (default 5 min). */
   backoffMaxMs?: number;
+  /** Destinations kept before idle ones are forgotten (default 5,000): a worker meets many domains over its life. */
+  maxDestinations?: number;
 }
 
 export interface TransmitterLogger {
@@ -101,6 +103,16 @@ export class SmtpTransmitter implements Transmitter {
     }
   }
 
+  /** Past `maxDestinations`, the idle destinations (and their pools) are dropped; busy or backing-off ones stay. */
+  private forgetIdleDestinations(): void {
+    if (this.destinations.size < (this.options.maxDestinations ?? 5_000)) return;
+    for (const [key, destination] of this.destinations) {
+      if (!destination.isIdle()) continue;
+      this.destinations.delete(key);
+      void destination.close();
+    }
+  }
+
   private destination(hosts: MxHost[]): Destination {
     const key = hosts
       .map((host) => host.name)
@@ -108,6 +120,7 @@ export class SmtpTransmitter implements Transmitter {
       .join(',');
     let destination = this.destinations.get(key);
     if (!destination) {
+      this.forgetIdleDestinations();
       destination = new Destination(key, {
         hostname: this.options.hostname,
         port: this.options.port,
