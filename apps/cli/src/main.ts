@@ -52,7 +52,7 @@ async function runAll(config: HeraldConfig): Promise<void> {
     roles: Object.fromEntries(started.map((s) => [s.role, s.address])),
     migrations_applied: applied,
     ...(credentials && { team_id: credentials.teamId, api_key: credentials.token, sending_domain: credentials.from.split('@')[1] }),
-    try: credentials && `curl -X POST ${api.address}/emails -H 'Authorization: Bearer ${credentials.token}' -H 'Content-Type: application/json' -d '{"from":"${credentials.from}","to":"delivered@example.com","subject":"Hello","html":"<p>Hi</p>"}'`,
+    try: credentials && `curl -X POST ${api.address}/emails -H 'Authorization: Bearer ${credentials.token}' -H 'Content-Type: application/json' -d '{"from":"${credentials.from}","to":"delivered@herald.test","subject":"Hello","html":"<p>Hi</p>"}'`,
   });
   await run(started);
 }
