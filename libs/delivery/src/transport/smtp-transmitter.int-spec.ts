@@ -234,6 +234,18 @@ describe('SmtpTransmitter', () => {
     expect((await t.deliver(job('example.test')))[0].outcome).toMatchObject({ kind: 'delivered' });
   });
 
+  it('gives domains hosted on the same MX hosts one destination (one set of limits)', async () => {
+    const t = transmitter();
+    mx('one.test', ['mx1.example.test', 10], ['mx2.example.test', 20]);
+    mx('two.test', ['mx2.example.test', 5], ['mx1.example.test', 50]);
+    mx('three.test', ['mx2.example.test', 10]);
+    for (const domain of ['one.test', 'two.test', 'three.test']) {
+      expect((await t.deliver(job(domain)))[0].outcome.kind).toBe('delivered');
+    }
+    // one.test and two.test share mx1 + mx2; three.test (mx2 alone) is another destination.
+    expect(t.stats().destinations).toBe(2);
+  });
+
   it('forgets idle destinations past maxDestinations, and keeps one that is backing off', async () => {
     const t = transmitter({ maxDestinations: 2 });
     mx('down.test', ['dead.example.test', 10]);
