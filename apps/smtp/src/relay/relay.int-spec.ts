@@ -5,6 +5,7 @@ import { DomainsRepository, DomainsService } from '@herald/domains';
 import { EmailsService } from '@herald/emails';
 import { RelayHost } from '@herald/relay';
 import { isolatedConfig, type IsolatedConfig } from '@herald/testing';
+import { markVerified } from '../../../../test/support/api-harness';
 import { startSmtp } from '../smtp.app';
 
 /** The smtp role as deployed (real send path, Postgres, Redis, NATS): the relay listeners it runs. */
@@ -26,14 +27,7 @@ describe('the smtp role runs the SMTP relay', () => {
     const domains = app.get(DomainsService);
     const repository = app.get(DomainsRepository);
     const created = await domains.create({ teamId: team.id, homeRegion: team.homeRegion }, { name: domain });
-    await repository.saveVerification(created.id, {
-      status: 'verified',
-      records: (await repository.getById(created.id))!.records.map((r) => ({ ...r, status: 'verified' as const })),
-      dmarc: null,
-      dkimStatuses: {},
-      verifiedAt: new Date(),
-      nextCheckAt: null,
-    });
+    await markVerified(repository, created.id);
   });
 
   afterAll(async () => {

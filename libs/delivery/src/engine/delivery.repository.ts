@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@herald/core';
-import type { EmailEventRecord, EmailFacts } from './email-events';
+import { lastEventOf, type EmailEventRecord, type EmailFacts } from './email-events';
 import { EmailEventsRepository } from './email-events.repository';
 
 export type RecipientStatus = 'queued' | 'sending' | 'deferred' | 'delivered' | 'bounced' | 'suppressed' | 'failed';
@@ -280,7 +280,7 @@ export class DeliveryRepository {
              FROM email_recipients r WHERE r.email_id = u.id AND r.status IN ('queued', 'deferred', 'sending')
          ) p ON true
         WHERE e.id = u.id`,
-      [ids, ids.map((id) => latest.get(id)?.type.slice('email.'.length) ?? null), ids.map((id) => latest.get(id)?.createdAt.toISOString() ?? null)],
+      [ids, ids.map((id) => (latest.get(id) ? lastEventOf(latest.get(id)!.type) : null)), ids.map((id) => latest.get(id)?.createdAt.toISOString() ?? null)],
     );
   }
 
@@ -292,7 +292,7 @@ export class DeliveryRepository {
       `UPDATE emails e SET last_event = u.last_event, last_event_at = u.at
          FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
         WHERE e.id = u.id AND (e.last_event_at IS NULL OR e.last_event_at <= u.at)`,
-      [list.map((e) => e.emailId), list.map((e) => e.type.slice('email.'.length)), list.map((e) => e.createdAt.toISOString())],
+      [list.map((e) => e.emailId), list.map((e) => lastEventOf(e.type)), list.map((e) => e.createdAt.toISOString())],
     );
   }
 }

@@ -4,7 +4,8 @@ import { CONFIG, HeraldConfig } from '@herald/config';
 import { addressDomain, GroupCommit, parseAddress, PeriodicJob } from '@herald/core';
 import { MetricsService } from '@herald/observability';
 import { SuppressionsService } from '@herald/suppressions';
-import type { Transmitter } from '../delivery.types';
+import { isHardBounce } from '../bounce-classification';
+import type { Bounce, Transmitter } from '../delivery.types';
 import { verpKey } from '../message';
 import { DeliveryRepository, type ClaimedEmail, type EmailOutcome } from './delivery.repository';
 import { emailEvent, ONCE_PER_EMAIL, type EmailEventRecord } from './email-events';
@@ -187,8 +188,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   private async suppressHardBounces(email: ClaimedEmail, outcome: EmailOutcome): Promise<void> {
     for (const event of outcome.events) {
       if (event.type !== 'email.bounced') continue;
-      const bounce = event.data.bounce as { type: string; message: string } | undefined;
-      if (bounce?.type !== 'Permanent') continue;
+      const bounce = event.data.bounce as Bounce | undefined;
+      if (!bounce || !isHardBounce(bounce)) continue;
       for (const address of event.recipients) {
         if (testAddressOutcome(address, this.config.TEST_ADDRESS_DOMAINS)) continue;
         try {

@@ -74,10 +74,4 @@ export class EmailEventsRepository {
     );
     return rows.map(toRecord);
   }
-
-  /** An email's events, oldest first (the dashboard's history). */
-  async history(emailId: string): Promise<EmailEventRecord[]> {
-    const rows: EventRow[] = await this.db.query(`SELECT ${COLUMNS} FROM email_events WHERE email_id = $1 ORDER BY created_at, id`, [emailId]);
-    return rows.map(toRecord);
-  }
 }

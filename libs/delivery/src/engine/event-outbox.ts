@@ -68,11 +68,6 @@ export class EventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     this.inFlight.add(work);
   }
 
-  /** Publishes what is overdue now (tests, and the periodic relay). */
-  runRelayOnce(): Promise<number> {
-    return this.relay.runOnce();
-  }
-
   private async relayPass(): Promise<number> {
     const due = await this.repository.unpublished(this.config.HERALD_REGION, RELAY_AFTER_MS, RELAY_BATCH);
     if (!due.length) return 0;

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { SuppressionsService } from '@herald/suppressions';
 import { bounceOfDsnRecipient, type ReceivedReport } from '../bounce';
+import { isHardBounce } from '../bounce-classification';
 import type { Bounce } from '../delivery.types';
 import { DeliveryRepository, type RecipientStatus } from './delivery.repository';
 import { emailEvent, type EmailEventRecord } from './email-events';
@@ -48,7 +49,7 @@ export class LateReports {
         if (!bounce || !address) continue;
         events.push(emailEvent('email.bounced', email, [address], now, 'dsn', { bounce }));
         statuses.push({ emailId, address, status: 'bounced' });
-        if (bounce.type === 'Permanent') suppress.push({ address, origin: 'bounce', reason: bounce.message });
+        if (isHardBounce(bounce)) suppress.push({ address, origin: 'bounce', reason: bounce.message });
       }
     } else {
       const address = match(report.recipient, ...report.originalTo);

@@ -8,7 +8,8 @@ export type TestAddressOutcome =
   | { kind: 'complained' }
   | { kind: 'suppressed' };
 
-const TEST_MX = 'test-addresses.herald.internal';
+/** The `mx` recorded for a simulated delivery. */
+export const TEST_ADDRESS_MX = 'test-addresses.herald.internal';
 
 /**
  * The outcome a test address simulates, or null for an address outside the test domains. `delivered`, `bounced` and
@@ -53,4 +54,3 @@ function unknown(address: string): TestAddressOutcome {
   };
 }
 
-export const TEST_ADDRESS_MX = TEST_MX;

@@ -9,7 +9,7 @@ import { DomainsRepository, DomainsService } from '@herald/domains';
 import { QuotaService } from '@herald/limits';
 import { RuntimeModule } from '@herald/runtime';
 import { SuppressionsService } from '@herald/suppressions';
-import { call, startTestApi, type TestApi, type TestTeam } from '../../../../test/support/api-harness';
+import { call, markVerified, startTestApi, type TestApi, type TestTeam } from '../../../../test/support/api-harness';
 import { EmailWriter } from '../email-writer';
 import { SmtpSubmissionModule } from './smtp-submission.module';
 import { SMTP_SUBMISSIONS, type SmtpReply, type SmtpSubmissionPort, type SubmissionResult } from './smtp-submission.types';
@@ -108,15 +108,7 @@ describe('SmtpSubmissions (the SMTP relay send path)', () => {
 
     it('refuses, for a key restricted to one domain, another verified domain of the team', async () => {
       const other = await api.app.get(DomainsService).create({ teamId: team.teamId, homeRegion: 'us-east-1' }, { name: `second-${randomUUID().slice(0, 6)}.test` });
-      const repository = api.app.get(DomainsRepository);
-      await repository.saveVerification(other.id, {
-        status: 'verified',
-        records: (await repository.getById(other.id))!.records.map((r) => ({ ...r, status: 'verified' as const })),
-        dmarc: null,
-        dkimStatuses: {},
-        verifiedAt: new Date(),
-        nextCheckAt: null,
-      });
+      await markVerified(api.app.get(DomainsRepository), other.id);
       const { token } = await api.app.get(ApiKeysService).create(team.teamId, { name: 'restricted', permission: 'sending_access', domain_id: team.domainId });
       const restricted = await authenticated(token);
       expect(await smtp.checkMailFrom(restricted, team.from())).toBeNull();
