@@ -60,9 +60,13 @@ describe('a crash between commit and publish', () => {
     await expect(request).rejects.toThrow();
     expect((await doomed.exited)[1]).toBe('SIGKILL');
 
-    const { rows } = await db.query(`SELECT id, dispatched_at FROM emails WHERE team_id = $1`, [team.id]);
+    // Committed with its outbox row, which only a confirmed publish removes.
+    const { rows } = await db.query(
+      `SELECT e.id, d.email_id IS NOT NULL AS in_outbox FROM emails e LEFT JOIN email_dispatches d ON d.email_id = e.id WHERE e.team_id = $1`,
+      [team.id],
+    );
     expect(rows).toHaveLength(1);
-    expect(rows[0].dispatched_at).toBeNull();
+    expect(rows[0].in_outbox).toBe(true);
     const id: string = rows[0].id;
     expect(await probe.sendCommands('us-east-1')).not.toContain(id);
 
@@ -70,8 +74,8 @@ describe('a crash between commit and publish', () => {
     survivors.push(...(await Promise.all([startApiProcess(env), startApiProcess(env)])));
     await waitFor('the reconciler to publish', async () => ((await probe.sendCommands('us-east-1')).includes(id) ? true : undefined));
     await waitFor('the dispatch to be recorded', async () => {
-      const r = await db.query(`SELECT dispatched_at FROM emails WHERE id = $1`, [id]);
-      return r.rows[0].dispatched_at ?? undefined;
+      const r = await db.query(`SELECT 1 FROM email_dispatches WHERE email_id = $1`, [id]);
+      return r.rows.length === 0 ? true : undefined;
     });
     await new Promise((r) => setTimeout(r, 1000));
     expect((await probe.sendCommands('us-east-1')).filter((x) => x === id)).toHaveLength(1);

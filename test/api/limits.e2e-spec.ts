@@ -1,5 +1,5 @@
 import type { CreateEmailOptions } from 'resend';
-import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { call, startTestApi, TestApi, TestTeam, UUID } from '../support/api-harness';
 
 /*
  * The per-team rate limit (requests per second) and the per-recipient email quotas (free plan:
@@ -7,7 +7,6 @@ import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
  * team, so the counters it fills are its own.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const UNKNOWN_EMAIL = '6f1c7a3e-2a4b-4c1d-9e8f-0a1b2c3d4e5f';
 
 const addresses = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.com`);

@@ -1,9 +1,8 @@
 import { Resend } from 'resend';
-import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { call, startTestApi, TestApi, TestTeam, UUID } from '../support/api-harness';
 import { NatsProbe } from '../support/nats-probe';
 
 const REST_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The official `resend` package, pointed at Herald, as the client for every endpoint of the send path. */
 describe('the resend SDK against Herald', () => {

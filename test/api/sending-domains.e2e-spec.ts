@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CreateEmailOptions, Resend } from 'resend';
 import { VerificationScheduler } from '@herald/domains';
-import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { call, startTestApi, TestApi, TestTeam, UUID } from '../support/api-harness';
 import { DatabaseProbe } from '../support/database-probe';
 import { NatsProbe } from '../support/nats-probe';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** A name no team has added. */
 const unknownDomain = (label: string) => `${label}-${randomUUID().slice(0, 8)}.example`;

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Resend } from 'resend';
 import { SuppressionsService } from '@herald/suppressions';
-import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { call, startTestApi, TestApi, TestTeam, UUID } from '../support/api-harness';
 import { NatsProbe } from '../support/nats-probe';
 
 const REST_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The /suppressions endpoints through the official `resend` package. */
 describe('suppressions through the resend SDK', () => {

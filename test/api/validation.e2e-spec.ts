@@ -1,5 +1,5 @@
 import type { CreateEmailOptions } from 'resend';
-import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { call, startTestApi, TestApi, TestTeam, UUID } from '../support/api-harness';
 import { DatabaseProbe } from '../support/database-probe';
 
 /*
@@ -9,7 +9,6 @@ import { DatabaseProbe } from '../support/database-probe';
  * name, and a message that names the field.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const BASE = { to: 'jane@example.com', subject: 'Hi', html: '<p>Hi</p>' };

@@ -1,10 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Resend } from 'resend';
 import { WebhooksService } from '@herald/webhooks';
-import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { call, startTestApi, TestApi, TestTeam, UUID } from '../support/api-harness';
 
 const REST_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 /** Standard Webhooks verification by hand (the `standardwebhooks` verifier is the dispatcher suite's). */

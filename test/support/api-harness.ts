@@ -6,6 +6,9 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Resend } from 'resend';
 import { startApi } from '../../apps/api/src/api.app';
 
+/** A resource id: a UUID, version 7 (libs/core newId) or 4 (Resend's own). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[47][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 export interface TestTeam {
   teamId: string;
   token: string;

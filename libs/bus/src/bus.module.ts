@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { EventPublisher } from './event-publisher';
+import { JetStreamPublisher } from './jetstream-publisher';
 import { NatsService } from './nats.service';
 import { SendPublisher } from './send-publisher';
 import { StreamsService } from './streams.service';
@@ -7,7 +8,7 @@ import { StreamsService } from './streams.service';
 /** The role's NATS connection, its streams and the publishers. Needs ConfigModule. */
 @Global()
 @Module({
-  providers: [NatsService, StreamsService, SendPublisher, EventPublisher],
-  exports: [NatsService, StreamsService, SendPublisher, EventPublisher],
+  providers: [NatsService, StreamsService, JetStreamPublisher, SendPublisher, EventPublisher],
+  exports: [NatsService, StreamsService, JetStreamPublisher, SendPublisher, EventPublisher],
 })
 export class BusModule {}

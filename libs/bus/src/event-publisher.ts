@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError } from '@herald/core';
-import { NatsService } from './nats.service';
+import { JetStreamPublisher } from './jetstream-publisher';
 import { parsePayload } from './payload.schema';
 import { PublishResult } from './send-publisher';
 import { eventSubject, isSubjectTokens } from './subjects';
@@ -27,7 +27,7 @@ export type HeraldEvent = z.infer<typeof heraldEventSchema>;
 export class EventPublisher {
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly nats: NatsService,
+    private readonly jetstream: JetStreamPublisher,
   ) {}
 
   async publish(region: string, event: HeraldEvent): Promise<PublishResult> {
@@ -35,9 +35,6 @@ export class EventPublisher {
       throw new HeraldError('validation_error', `region "${region}" is not one of ${this.config.HERALD_REGIONS.join(', ')}`);
     }
     const valid = parsePayload(heraldEventSchema, event, 'event');
-    const ack = await this.nats
-      .jetstream()
-      .publish(eventSubject(this.config.NATS_NAMESPACE, region, valid.type), JSON.stringify(valid), { msgID: valid.id });
-    return { seq: ack.seq, duplicate: ack.duplicate };
+    return this.jetstream.publish(eventSubject(this.config.NATS_NAMESPACE, region, valid.type), JSON.stringify(valid), valid.id);
   }
 }

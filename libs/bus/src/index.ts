@@ -2,6 +2,7 @@ export * from './subjects';
 export * from './nats.service';
 export * from './streams.service';
 export * from './payload.schema';
+export * from './jetstream-publisher';
 export * from './send-publisher';
 export * from './event-publisher';
 export type { JetStreamConsumerOptions } from './jetstream.consumer';

@@ -21,6 +21,7 @@ export class NatsService implements OnModuleInit, OnModuleDestroy {
   private connected = false;
   private draining: Promise<void> | null = null;
   private readonly beforeDrainHooks: BeforeDrainHook[] = [];
+  private readonly settleHooks: BeforeDrainHook[] = [];
 
   constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {}
 
@@ -77,6 +78,14 @@ export class NatsService implements OnModuleInit, OnModuleDestroy {
     this.beforeDrainHooks.push(hook);
   }
 
+  /**
+   * Registers a wait for outstanding publishes (their acks arrive on a subscription the drain
+   * ends). It runs after every `beforeDrain` hook, since that work may still publish.
+   */
+  settleBeforeDrain(hook: BeforeDrainHook): void {
+    this.settleHooks.push(hook);
+  }
+
   /** Finishes registered work, then lets pending publishes and acks reach the server, then closes. */
   drain(): Promise<void> {
     this.draining ??= this.runDrain();
@@ -85,6 +94,7 @@ export class NatsService implements OnModuleInit, OnModuleDestroy {
 
   private async runDrain(): Promise<void> {
     await Promise.allSettled(this.beforeDrainHooks.map((hook) => hook()));
+    await Promise.allSettled(this.settleHooks.map((hook) => hook()));
     const nc = this.connecting ? await this.connecting.catch(() => null) : null;
     if (nc && !nc.isClosed() && !nc.isDraining()) await nc.drain();
     this.connected = false;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isUuid } from '@herald/core';
-import { NatsService } from './nats.service';
+import { JetStreamPublisher } from './jetstream-publisher';
 import { parsePayload } from './payload.schema';
 import { sendSubject } from './subjects';
 
@@ -43,7 +43,7 @@ const PUBLISH_CONCURRENCY = 256;
 export class SendPublisher {
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly nats: NatsService,
+    private readonly jetstream: JetStreamPublisher,
   ) {}
 
   async publish(cmd: SendCommand): Promise<PublishResult> {
@@ -51,10 +51,7 @@ export class SendPublisher {
     if (!this.config.HERALD_REGIONS.includes(command.region)) {
       throw new HeraldError('validation_error', `region "${command.region}" is not one of ${this.config.HERALD_REGIONS.join(', ')}`);
     }
-    const ack = await this.nats
-      .jetstream()
-      .publish(sendSubject(this.config.NATS_NAMESPACE, command.region), JSON.stringify(command), { msgID: dispatchMsgId(command) });
-    return { seq: ack.seq, duplicate: ack.duplicate };
+    return this.jetstream.publish(sendSubject(this.config.NATS_NAMESPACE, command.region), JSON.stringify(command), dispatchMsgId(command));
   }
 
   /** Publishes concurrently; one result per command, in order. Never throws for a single failure. */

@@ -8,7 +8,8 @@ const CONFIRM_FLUSH_MS = 100;
 
 /**
  * Publishes send commands to the JetStream stream of each email's region (Nats-Msg-Id = email
- * id) and records, off the request's critical path, which publishes the broker acknowledged.
+ * id) and records, off the request's critical path, which publishes the broker acknowledged, by
+ * deleting the emails' rows from the dispatch outbox (email_dispatches).
  * An email whose publish was lost, or whose confirmation never reached Postgres, is found by the
  * reconciler once it is overdue and published again; JetStream's dedupe window and the worker's
  * claim in Postgres keep a republish from sending it twice.
@@ -50,16 +51,9 @@ export class Dispatcher implements OnModuleDestroy {
 
   private async flush(ids: string[]): Promise<void> {
     try {
-      // A worker may have claimed the email already (dispatch_count > 0): its lease must stand.
-      // Rows a worker holds locked are skipped rather than waited for (a worker that has them
-      // is claiming or recording them, which this update would not change anyway), so the two
-      // never deadlock over rows they lock in different orders.
-      await this.db.query(
-        `UPDATE emails SET dispatched_at = now()
-          WHERE id IN (SELECT id FROM emails WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL AND dispatch_count = 0
-                        ORDER BY id FOR UPDATE SKIP LOCKED)`,
-        [ids],
-      );
+      // Narrow outbox rows, gone once published. The reconciler, the only other writer, locks
+      // them with SKIP LOCKED and waits for nothing, so this statement cannot deadlock with it.
+      await this.db.query(`DELETE FROM email_dispatches WHERE email_id = ANY($1::uuid[])`, [ids]);
     } catch (error) {
       // Not fatal: the reconciler republishes these and JetStream dedupes within its window.
       this.logger.warn(`could not record ${ids.length} dispatches: ${(error as Error).message}`);

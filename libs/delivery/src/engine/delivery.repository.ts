@@ -133,8 +133,7 @@ export class DeliveryRepository {
       const claimedIds = [...new Set(rows.map((r) => r.email_id))];
       const [emails]: [EmailRow[], number] = await m.query(
         `UPDATE emails e
-            SET dispatch_count = e.dispatch_count + 1, dispatched_at = NULL,
-                dispatch_at = now() + make_interval(secs => $2),
+            SET dispatch_count = e.dispatch_count + 1, dispatch_at = now() + make_interval(secs => $2),
                 last_event = CASE WHEN old.before IN ('queued', 'scheduled') THEN 'sent' ELSE e.last_event END,
                 last_event_at = CASE WHEN old.before IN ('queued', 'scheduled') THEN now() ELSE e.last_event_at END
            FROM (SELECT id, last_event AS before FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE) old
@@ -190,7 +189,7 @@ export class DeliveryRepository {
          RETURNING email_id
        )
        UPDATE emails SET dispatch_at = now() + make_interval(secs => $2)
-        WHERE id IN (SELECT email_id FROM renewed) AND dispatched_at IS NULL`,
+        WHERE id IN (SELECT email_id FROM renewed) AND dispatch_at IS NOT NULL`,
       [tokens, claimSeconds],
     );
   }
@@ -270,8 +269,7 @@ export class DeliveryRepository {
     const ids = outcomes.map((o) => o.emailId);
     await m.query(
       `UPDATE emails e
-          SET dispatched_at = CASE WHEN p.pending_at IS NULL THEN coalesce(e.dispatched_at, now()) ELSE NULL END,
-              dispatch_at = coalesce(p.pending_at, e.dispatch_at),
+          SET dispatch_at = p.pending_at,
               last_event = CASE WHEN u.last_event IS NOT NULL AND (e.last_event_at IS NULL OR e.last_event_at <= u.at) THEN u.last_event ELSE e.last_event END,
               last_event_at = CASE WHEN u.last_event IS NOT NULL AND (e.last_event_at IS NULL OR e.last_event_at <= u.at) THEN u.at ELSE e.last_event_at END
          FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
