@@ -67,7 +67,8 @@ export class EmailRepository {
    * atomically, in one statement.
    */
   async insert(emails: NewEmail[], manager: EntityManager = this.db.manager): Promise<void> {
-    const params: unknown[] = [...sendColumns(emails), this.config.DISPATCH_GRACE_SECONDS];
+    if (!emails.length) return;
+    const params = sendParameters(emails, this.config.DISPATCH_GRACE_SECONDS);
     const more: string[] = [];
     const attachments = emails.flatMap(({ id, email }) =>
       email.attachments.map((a, position) => ({
@@ -92,7 +93,7 @@ export class EmailRepository {
     // Each MIME is its own parameter: node-postgres sends a Buffer as binary, with no encoding.
     const mimes = emails.flatMap(({ id, raw }) => (raw ? [`($${params.push(id)}::uuid, $${params.push(raw.mime)}::bytea)`] : []));
     if (mimes.length) more.push(`mime_in AS (INSERT INTO email_mime (email_id, mime) VALUES ${mimes.join(', ')} RETURNING email_id)`);
-    await manager.query(`${INSERT_SEND}${more.map((cte) => `, ${cte}`).join('')}\n${INSERT_RECIPIENTS}`, params);
+    await manager.query(`${insertSendSql(emails.length)}${more.map((cte) => `, ${cte}`).join('')}\n${INSERT_RECIPIENTS}`, params);
   }
 
   async get(teamId: string, id: string): Promise<EmailRecord | null> {
@@ -151,14 +152,18 @@ export class EmailRepository {
 /**
  * The send path's insert, as parallel arrays (unnest): Postgres reads them faster than a JSON
  * record set. The header address lists (to, cc, bcc, reply_to) are slices of one flat array
- * ($15), four [first, last] pairs per email in $16. Each email also gets its dispatch-outbox row,
- * due after the grace period ($21) or at its scheduled time.
+ * ($13), four [first, last] pairs per email in $14. The bodies (html, text) are one parameter
+ * each, from $20 on: node-postgres writes a parameter as it is, where an array element of a
+ * kilobyte of HTML would be escaped and copied twice. Each email also gets its dispatch-outbox
+ * row, due after the grace period ($19) or at its scheduled time.
  */
-const addressList = (k: number) => `($15::text[])[($16::int[])[o + ${2 * k + 1}]:($16::int[])[o + ${2 * k + 2}]]`;
-const INSERT_SEND = `WITH input AS (
+function insertSendSql(count: number): string {
+  const addressList = (k: number) => `($13::text[])[($14::int[])[o + ${2 * k + 1}]:($14::int[])[o + ${2 * k + 2}]]`;
+  const bodies = (first: number) => `ARRAY[${Array.from({ length: count }, (_, i) => `$${first + i}::text`).join(', ')}]`;
+  return `WITH input AS (
   SELECT x.*, (x.n::int - 1) * 8 AS o
-    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::jsonb[], $10::jsonb[], $11::text[], $12::text[], $13::timestamptz[], $14::text[])
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], ${bodies(20)}, ${bodies(20 + count)},
+                $7::jsonb[], $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[], $12::text[])
          WITH ORDINALITY AS x(id, team_id, region, source, from_address, subject, html, text_body, headers, tags,
                               message_id, last_event, scheduled_at, idempotency_key, n)
 ), emails_in AS (
@@ -171,17 +176,21 @@ const INSERT_SEND = `WITH input AS (
   RETURNING id
 ), outbox_in AS (
   INSERT INTO email_dispatches (email_id, region, due_at)
-  SELECT id, region, coalesce(scheduled_at, now() + make_interval(secs => $21)) FROM input
+  SELECT id, region, coalesce(scheduled_at, now() + make_interval(secs => $19)) FROM input
   RETURNING email_id
 )`;
-const INSERT_RECIPIENTS = `INSERT INTO email_recipients (email_id, position, kind, address)
-SELECT * FROM unnest($17::uuid[], $18::smallint[], $19::text[], $20::text[])`;
+}
 
-/** Parameters $1 to $20 of INSERT_SEND and INSERT_RECIPIENTS. */
-function sendColumns(emails: NewEmail[]): unknown[][] {
-  const columns: unknown[][] = Array.from({ length: 20 }, () => []);
-  const [ids, teams, regions, sources, froms, subjects, htmls, texts, headers, tags, messageIds, lastEvents, scheduled, keys,
+const INSERT_RECIPIENTS = `INSERT INTO email_recipients (email_id, position, kind, address)
+SELECT * FROM unnest($15::uuid[], $16::smallint[], $17::text[], $18::text[])`;
+
+/** The parameters of insertSendSql and INSERT_RECIPIENTS: $1 to $18, then (after $19) every html, then every text. */
+function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
+  const columns: unknown[][] = Array.from({ length: 18 }, () => []);
+  const [ids, teams, regions, sources, froms, subjects, headers, tags, messageIds, lastEvents, scheduled, keys,
     addresses, bounds, recipientEmails, positions, kinds, recipientAddresses] = columns;
+  const htmls: (string | null)[] = [];
+  const texts: (string | null)[] = [];
   for (const { id, teamId, region, source, idempotencyKey, email, raw } of emails) {
     ids.push(id);
     teams.push(teamId);
@@ -208,7 +217,7 @@ function sendColumns(emails: NewEmail[]): unknown[][] {
       recipientAddresses.push(r.address);
     });
   }
-  return columns;
+  return [...columns, graceSeconds, ...htmls, ...texts];
 }
 
 function toSummary(row: EmailRow): EmailSummary {

@@ -36,8 +36,9 @@ export function configureHttp(app: NestFastifyApplication): void {
 
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
+    const text = body as string;
+    // JSON.parse skips surrounding whitespace itself; trim() would copy a large body to find none.
+    if (/^\s*$/.test(text)) return done(null, undefined);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
