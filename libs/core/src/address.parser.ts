@@ -70,7 +70,24 @@ export function addressKey(address: string): string {
   return `${address.slice(0, address.lastIndexOf('@')).toLowerCase()}@${addressDomain(address)}`;
 }
 
+/**
+ * Checking a domain costs an IDNA conversion and five regular expressions, for every address of
+ * every email, while the domains a service sees repeat: the answers for the last 10,000 domains
+ * seen are kept (a pure function of the string, so a cached answer is the same answer).
+ */
+const ASCII_DOMAIN_CACHE_SIZE = 10_000;
+const asciiDomains = new Map<string, string | null>();
+
 function asciiDomain(domain: string): string | null {
+  const known = asciiDomains.get(domain);
+  if (known !== undefined) return known;
+  const ascii = checkedAsciiDomain(domain);
+  if (asciiDomains.size >= ASCII_DOMAIN_CACHE_SIZE) asciiDomains.delete(asciiDomains.keys().next().value!);
+  asciiDomains.set(domain, ascii);
+  return ascii;
+}
+
+function checkedAsciiDomain(domain: string): string | null {
   if (domain === '' || /\s/.test(domain)) return null;
   // domainToASCII lowercases, maps Unicode to punycode and returns '' for what IDNA rejects.
   const ascii = domainToASCII(domain);
