@@ -183,8 +183,10 @@ export class JetStreamPublisher {
       const token = (this.nextToken++).toString(36);
       const hdrs = headers();
       hdrs.set(MSG_ID_HEADER, msgId);
+      // A small Buffer comes from Node's pool; nats.js would encode a string into a new array (4× slower).
+      const data = typeof payload === 'string' ? Buffer.from(payload) : payload;
       // Throws synchronously (closed connection, payload too large), which rejects this promise.
-      inbox.nc.publish(subject, payload, { reply: `${inbox.prefix}.${token}`, headers: hdrs });
+      inbox.nc.publish(subject, data, { reply: `${inbox.prefix}.${token}`, headers: hdrs });
       inbox.add(token, { subject, deadline: performance.now() + this.timeoutMs, resolve, reject });
       if (this.sweeper === null) this.startSweeper();
     });

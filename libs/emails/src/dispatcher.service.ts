@@ -38,7 +38,6 @@ export class Dispatcher implements OnModuleDestroy {
     const results = await Promise.allSettled(commands.map((c) => this.publisher.publish(c)));
     let acknowledged = 0;
     results.forEach((result, i) => {
-      this.published.inc({ outcome: result.status === 'fulfilled' ? 'acknowledged' : 'failed' });
       if (result.status === 'fulfilled') {
         acknowledged++;
         this.confirmations.add(commands[i].emailId);
@@ -46,6 +45,8 @@ export class Dispatcher implements OnModuleDestroy {
         this.logger.warn(`publish of email ${commands[i].emailId} failed, the reconciler will retry: ${String(result.reason)}`);
       }
     });
+    if (acknowledged) this.published.inc({ outcome: 'acknowledged' }, acknowledged);
+    if (acknowledged < commands.length) this.published.inc({ outcome: 'failed' }, commands.length - acknowledged);
     return acknowledged;
   }
 

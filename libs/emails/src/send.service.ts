@@ -191,11 +191,18 @@ export class SendService {
    * permissive batch joins the reported errors.
    */
   private async route(sender: Sender, acceptance: Acceptance, source: EmailSource, key: string | null): Promise<NewEmail[]> {
+    // A batch's emails mostly share a domain or two: each is resolved once per request.
+    const resolved = new Map<string, Promise<{ region: string }>>();
+    const resolve = (domain: string) => {
+      let found = resolved.get(domain);
+      if (!found) resolved.set(domain, (found = this.sendingDomains.resolve(sender.teamId, domain, sender.restrictedDomainId)));
+      return found;
+    };
     const rows: NewEmail[] = [];
     for (const { index, email, id, raw } of acceptance.emails) {
       let region: string;
       try {
-        ({ region } = await this.sendingDomains.resolve(sender.teamId, email.fromDomain, sender.restrictedDomainId));
+        ({ region } = await resolve(email.fromDomain));
       } catch (error) {
         if (!acceptance.errors || !isHeraldError(error)) throw prefixed(error, acceptance.where(index));
         acceptance.errors.push({ index, message: error.message });
