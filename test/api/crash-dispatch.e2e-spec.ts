@@ -62,7 +62,7 @@ describe('a crash between commit and publish', () => {
 
     // Committed with its outbox row, which only a confirmed publish removes.
     const { rows } = await db.query(
-      `SELECT e.id, d.email_id IS NOT NULL AS in_outbox FROM emails e LEFT JOIN email_dispatches d ON d.email_id = e.id WHERE e.team_id = $1`,
+      `SELECT e.id, d.id IS NOT NULL AS in_outbox FROM emails e LEFT JOIN email_dispatches d ON e.id = ANY(d.email_ids) WHERE e.team_id = $1`,
       [team.id],
     );
     expect(rows).toHaveLength(1);
@@ -74,7 +74,7 @@ describe('a crash between commit and publish', () => {
     survivors.push(...(await Promise.all([startApiProcess(env), startApiProcess(env)])));
     await waitFor('the reconciler to publish', async () => ((await probe.sendCommands('us-east-1')).includes(id) ? true : undefined));
     await waitFor('the dispatch to be recorded', async () => {
-      const r = await db.query(`SELECT 1 FROM email_dispatches WHERE email_id = $1`, [id]);
+      const r = await db.query(`SELECT 1 FROM email_dispatches WHERE $1 = ANY(email_ids)`, [id]);
       return r.rows.length === 0 ? true : undefined;
     });
     await new Promise((r) => setTimeout(r, 1000));

@@ -14,8 +14,8 @@ interface DueRow {
 
 /**
  * Publishes every email of this role's region whose dispatch is overdue. From the dispatch
- * outbox (email_dispatches): an immediate email whose publish was never confirmed (lost publish,
- * broker restart, crash between commit and publish) and a scheduled email whose time has come.
+ * outbox (email_dispatches): emails whose publish was never confirmed (lost publish, broker
+ * restart, crash between commit and publish) and a scheduled email whose time has come.
  * From the emails' leases (emails.dispatch_at): an email whose worker died holding it, and one
  * whose next retry is due. Rows are locked with SKIP LOCKED, so any number of reconcilers can run
  * side by side without publishing one email twice.
@@ -57,11 +57,11 @@ export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestr
 
   private async drain(): Promise<number> {
     let total = 0;
-    for (const source of [OUTBOX, LEASES]) {
+    for (const pass of [() => this.publishDueOutbox(), () => this.publishDueLeases()]) {
       for (;;) {
-        const published = await this.publishDueBatch(source);
+        const { rows, published } = await pass();
         total += published;
-        if (published < this.config.RECONCILE_BATCH_SIZE || this.job.isStopped) break;
+        if (rows < this.config.RECONCILE_BATCH_SIZE || this.job.isStopped) break;
       }
     }
     this.reconciled.inc(total);
@@ -69,41 +69,56 @@ export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestr
     return total;
   }
 
-  private publishDueBatch(source: DueSource): Promise<number> {
+  /**
+   * Outbox rows that came due: an immediate request's emails whose publish was never confirmed,
+   * a scheduled email whose time has come. A row goes once all its emails are published; one
+   * partly published keeps the rest for the next pass.
+   */
+  private publishDueOutbox(): Promise<{ rows: number; published: number }> {
     return this.db.transaction(async (manager) => {
-      const due: DueRow[] = await manager.query(source.select, [this.config.HERALD_REGION, this.config.RECONCILE_BATCH_SIZE]);
-      if (!due.length) return 0;
-      const results = await Promise.allSettled(
-        due.map((row) => this.publisher.publish({ emailId: row.id, teamId: row.team_id, region: row.region, generation: row.dispatch_count })),
+      const due: (DueRow & { dispatch_id: string; email_ids: string[] })[] = await manager.query(
+        `SELECT d.id AS dispatch_id, d.email_ids, e.id, e.team_id, e.region, e.dispatch_count
+           FROM (SELECT id, email_ids FROM email_dispatches WHERE region = $1 AND due_at <= now()
+                  ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
+           LEFT JOIN emails e ON e.id = ANY(d.email_ids)`,
+        [this.config.HERALD_REGION, this.config.RECONCILE_BATCH_SIZE],
       );
-      const published = due.filter((_, i) => results[i].status === 'fulfilled').map((row) => row.id);
-      if (published.length < due.length) this.logger.warn(`${due.length - published.length} publish(es) failed; retrying next pass`);
-      if (published.length) await manager.query(source.done, [published]);
-      return published.length;
+      // An email deleted meanwhile (its team was) has nothing left to send.
+      const emails = due.filter((row) => row.id !== null);
+      const published = await this.publish(emails);
+      const left = new Map(due.map((row) => [row.dispatch_id, [] as string[]]));
+      emails.forEach((row, i) => published[i] || left.get(row.dispatch_id)!.push(row.id));
+      const done = [...left].filter(([, ids]) => ids.length === 0).map(([id]) => id);
+      const partial = [...left].filter(([, ids]) => ids.length > 0);
+      if (done.length) await manager.query(`DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`, [done]);
+      for (const [id, ids] of partial) await manager.query(`UPDATE email_dispatches SET email_ids = $2 WHERE id = $1`, [id, ids]);
+      return { rows: left.size, published: published.filter(Boolean).length };
     });
   }
+
+  /** Emails a worker claimed whose lease ran out (the worker died) or whose next retry is due. */
+  private publishDueLeases(): Promise<{ rows: number; published: number }> {
+    return this.db.transaction(async (manager) => {
+      const due: DueRow[] = await manager.query(
+        `SELECT id, team_id, region, dispatch_count FROM emails
+          WHERE region = $1 AND dispatch_at <= now()
+          ORDER BY dispatch_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [this.config.HERALD_REGION, this.config.RECONCILE_BATCH_SIZE],
+      );
+      const published = await this.publish(due);
+      const ids = due.filter((_, i) => published[i]).map((row) => row.id);
+      if (ids.length) await manager.query(`UPDATE emails SET dispatch_at = NULL WHERE id = ANY($1::uuid[])`, [ids]);
+      return { rows: due.length, published: ids.length };
+    });
+  }
+
+  /** Publishes each email's send command; true where the stream acknowledged it. */
+  private async publish(due: DueRow[]): Promise<boolean[]> {
+    const results = await Promise.allSettled(
+      due.map((row) => this.publisher.publish({ emailId: row.id, teamId: row.team_id, region: row.region, generation: row.dispatch_count })),
+    );
+    const failed = results.filter((r) => r.status === 'rejected').length;
+    if (failed) this.logger.warn(`${failed} publish(es) failed; retrying next pass`);
+    return results.map((r) => r.status === 'fulfilled');
+  }
 }
-
-interface DueSource {
-  /** Due emails of region $1, at most $2, locked (SKIP LOCKED) until the transaction ends. */
-  select: string;
-  /** Records that the emails $1 were published. */
-  done: string;
-}
-
-/** Emails whose first send command was never confirmed, and scheduled emails that came due. */
-const OUTBOX: DueSource = {
-  select: `SELECT e.id, e.team_id, e.region, e.dispatch_count
-             FROM (SELECT email_id FROM email_dispatches WHERE region = $1 AND due_at <= now()
-                    ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
-             JOIN emails e ON e.id = d.email_id`,
-  done: `DELETE FROM email_dispatches WHERE email_id = ANY($1::uuid[])`,
-};
-
-/** Emails a worker claimed whose lease ran out (the worker died) or whose next retry is due. */
-const LEASES: DueSource = {
-  select: `SELECT id, team_id, region, dispatch_count FROM emails
-            WHERE region = $1 AND dispatch_at <= now()
-            ORDER BY dispatch_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-  done: `UPDATE emails SET dispatch_at = NULL WHERE id = ANY($1::uuid[])`,
-};

@@ -1,15 +1,16 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { SendCommand, SendPublisher } from '@herald/bus';
+import { SendPublisher } from '@herald/bus';
 import { DebouncedBatch } from '@herald/core';
 import { MetricsService } from '@herald/observability';
+import type { NewEmail } from './email.repository';
 
 const CONFIRM_FLUSH_MS = 100;
 
 /**
  * Publishes send commands to the JetStream stream of each email's region (Nats-Msg-Id = email
  * id) and records, off the request's critical path, which publishes the broker acknowledged, by
- * deleting the emails' rows from the dispatch outbox (email_dispatches).
+ * deleting their rows from the dispatch outbox (email_dispatches).
  * An email whose publish was lost, or whose confirmation never reached Postgres, is found by the
  * reconciler once it is overdue and published again; JetStream's dedupe window and the worker's
  * claim in Postgres keep a republish from sending it twice.
@@ -33,20 +34,25 @@ export class Dispatcher implements OnModuleDestroy {
     );
   }
 
-  /** Publishes; never throws: a failed publish is left to the reconciler. Returns how many were acknowledged. */
-  async dispatch(commands: SendCommand[]): Promise<number> {
-    const results = await Promise.allSettled(commands.map((c) => this.publisher.publish(c)));
-    let acknowledged = 0;
+  /**
+   * Publishes the send command of each email; never throws: a failed publish is left to the
+   * reconciler. An outbox row is confirmed (deleted) once every email it lists was acknowledged.
+   * Returns how many were acknowledged.
+   */
+  async dispatch(emails: Pick<NewEmail, 'id' | 'teamId' | 'region' | 'dispatchId'>[]): Promise<number> {
+    const results = await Promise.allSettled(emails.map((e) => this.publisher.publish({ emailId: e.id, teamId: e.teamId, region: e.region })));
+    const unconfirmed = new Set<string>();
     results.forEach((result, i) => {
-      if (result.status === 'fulfilled') {
-        acknowledged++;
-        this.confirmations.add(commands[i].emailId);
-      } else {
-        this.logger.warn(`publish of email ${commands[i].emailId} failed, the reconciler will retry: ${String(result.reason)}`);
-      }
+      if (result.status === 'fulfilled') return;
+      unconfirmed.add(emails[i].dispatchId);
+      this.logger.warn(`publish of email ${emails[i].id} failed, the reconciler will retry: ${String(result.reason)}`);
     });
+    for (const dispatchId of new Set(emails.map((e) => e.dispatchId))) {
+      if (!unconfirmed.has(dispatchId)) this.confirmations.add(dispatchId);
+    }
+    const acknowledged = results.filter((r) => r.status === 'fulfilled').length;
     if (acknowledged) this.published.inc({ outcome: 'acknowledged' }, acknowledged);
-    if (acknowledged < commands.length) this.published.inc({ outcome: 'failed' }, commands.length - acknowledged);
+    if (acknowledged < emails.length) this.published.inc({ outcome: 'failed' }, emails.length - acknowledged);
     return acknowledged;
   }
 
@@ -54,7 +60,7 @@ export class Dispatcher implements OnModuleDestroy {
     try {
       // Narrow outbox rows, gone once published. The reconciler, the only other writer, locks
       // them with SKIP LOCKED and waits for nothing, so this statement cannot deadlock with it.
-      await this.db.query(`DELETE FROM email_dispatches WHERE email_id = ANY($1::uuid[])`, [ids]);
+      await this.db.query(`DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`, [ids]);
     } catch (error) {
       // Not fatal: the reconciler republishes these and JetStream dedupes within its window.
       this.logger.warn(`could not record ${ids.length} dispatches: ${(error as Error).message}`);

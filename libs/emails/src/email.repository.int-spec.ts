@@ -39,7 +39,10 @@ describe('EmailRepository.insert', () => {
     sizeBytes: 0,
     ...overrides,
   });
-  const row = (e: NormalizedEmail): NewEmail => ({ id: newId(), teamId: team.teamId, region: 'us-east-1', source: 'api', idempotencyKey: null, email: e });
+  const row = (e: NormalizedEmail, dispatchId?: string): NewEmail => {
+    const id = newId();
+    return { id, teamId: team.teamId, region: 'us-east-1', source: 'api', idempotencyKey: null, dispatchId: dispatchId ?? id, email: e };
+  };
 
   it('keeps quotes, backslashes, braces, commas, NULL-looking text, empty strings and Unicode intact', async () => {
     const tricky = email({
@@ -81,17 +84,19 @@ describe('EmailRepository.insert', () => {
     expect(recipients).toEqual(tricky.recipients.map((r, position) => ({ position, ...r })));
   });
 
-  it('gives each email an outbox row: due after the grace period, or at its scheduled time', async () => {
+  it('lists the emails of one dispatch in one outbox row, due after the grace period; a scheduled email has its own', async () => {
     const at = new Date(Date.now() + 3_600_000);
-    const [now, later] = [row(email()), row(email({ scheduledAt: at }))];
-    await emails.insert([now, later]);
-    const rows: { email_id: string; due_at: Date; region: string }[] = await db.query(
-      `SELECT email_id, due_at, region FROM email_dispatches WHERE email_id = ANY($1::uuid[])`,
-      [[now.id, later.id]],
+    const dispatchId = newId();
+    const [first, second, later] = [row(email(), dispatchId), row(email(), dispatchId), row(email({ scheduledAt: at }))];
+    await emails.insert([first, second, later]);
+    const rows: { id: string; due_at: Date; region: string; email_ids: string[] }[] = await db.query(
+      `SELECT id, due_at, region, email_ids FROM email_dispatches WHERE id = ANY($1::uuid[])`,
+      [[dispatchId, later.id]],
     );
-    const due = new Map(rows.map((r) => [r.email_id, r.due_at.getTime()]));
-    expect(due.get(later.id)).toBe(at.getTime());
-    expect(due.get(now.id)! - Date.now()).toBeGreaterThan((api.config.DISPATCH_GRACE_SECONDS - 5) * 1000);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(byId.get(dispatchId)?.email_ids).toEqual([first.id, second.id]);
+    expect(byId.get(dispatchId)!.due_at.getTime() - Date.now()).toBeGreaterThan((api.config.DISPATCH_GRACE_SECONDS - 5) * 1000);
+    expect(byId.get(later.id)).toMatchObject({ email_ids: [later.id], due_at: at, region: 'us-east-1' });
     expect((await emails.get(team.teamId, later.id))?.lastEvent).toBe('scheduled');
   });
 

@@ -12,6 +12,11 @@ export interface NewEmail {
   region: string;
   source: EmailSource;
   idempotencyKey: string | null;
+  /**
+   * Its row in the dispatch outbox: one per request and region for emails sent now (see
+   * dispatchIdsOf), the email's own id for a scheduled one.
+   */
+  dispatchId: string;
   email: NormalizedEmail;
   /**
    * SMTP only: the message to send as is (stored in email_mime, DKIM-signed by the worker) and
@@ -111,7 +116,8 @@ export class EmailRepository {
   }
 
   /**
-   * Moves a scheduled email that has not been dispatched yet (its outbox row is still there).
+   * Moves a scheduled email that has not been dispatched yet (its outbox row, whose id is the
+   * email's, is still there).
    * False if it cannot be moved. A reconciler publishing it holds the row: this waits, then finds
    * it gone.
    */
@@ -119,10 +125,10 @@ export class EmailRepository {
     const result = await this.db.query(
       `WITH moved AS (
          UPDATE email_dispatches d SET due_at = $3
-          WHERE d.email_id = $2 AND EXISTS (SELECT 1 FROM emails e WHERE e.id = $2 AND e.team_id = $1 AND e.last_event = 'scheduled')
-         RETURNING d.email_id
+          WHERE d.id = $2 AND EXISTS (SELECT 1 FROM emails e WHERE e.id = $2 AND e.team_id = $1 AND e.last_event = 'scheduled')
+         RETURNING d.id
        )
-       UPDATE emails SET scheduled_at = $3 WHERE id IN (SELECT email_id FROM moved)`,
+       UPDATE emails SET scheduled_at = $3 WHERE id IN (SELECT id FROM moved)`,
       [teamId, id, scheduledAt],
     );
     return affectedRows(result) === 1;
@@ -133,10 +139,10 @@ export class EmailRepository {
     const result = await this.db.query(
       `WITH dropped AS (
          DELETE FROM email_dispatches d
-          WHERE d.email_id = $2 AND EXISTS (SELECT 1 FROM emails e WHERE e.id = $2 AND e.team_id = $1 AND e.last_event = 'scheduled')
-         RETURNING d.email_id
+          WHERE d.id = $2 AND EXISTS (SELECT 1 FROM emails e WHERE e.id = $2 AND e.team_id = $1 AND e.last_event = 'scheduled')
+         RETURNING d.id
        )
-       UPDATE emails SET last_event = 'canceled' WHERE id IN (SELECT email_id FROM dropped)`,
+       UPDATE emails SET last_event = 'canceled' WHERE id IN (SELECT id FROM dropped)`,
       [teamId, id],
     );
     return affectedRows(result) === 1;
@@ -153,19 +159,19 @@ export class EmailRepository {
  * The send path's insert, as parallel arrays (unnest): Postgres reads them faster than a JSON
  * record set. The header address lists (to, cc, bcc, reply_to) are slices of one flat array
  * ($13), four [first, last] pairs per email in $14. The bodies (html, text) are one parameter
- * each, from $20 on: node-postgres writes a parameter as it is, where an array element of a
- * kilobyte of HTML would be escaped and copied twice. Each email also gets its dispatch-outbox
- * row, due after the grace period ($19) or at its scheduled time.
+ * each, from $21 on: node-postgres writes a parameter as it is, where an array element of a
+ * kilobyte of HTML would be escaped and copied twice. The emails' dispatch-outbox rows ($20 the
+ * row of each email) list them, due after the grace period ($19) or at their scheduled time.
  */
 function insertSendSql(count: number): string {
   const addressList = (k: number) => `($13::text[])[($14::int[])[o + ${2 * k + 1}]:($14::int[])[o + ${2 * k + 2}]]`;
   const bodies = (first: number) => `ARRAY[${Array.from({ length: count }, (_, i) => `$${first + i}::text`).join(', ')}]`;
   return `WITH input AS (
   SELECT x.*, (x.n::int - 1) * 8 AS o
-    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], ${bodies(20)}, ${bodies(20 + count)},
-                $7::jsonb[], $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[], $12::text[])
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], ${bodies(21)}, ${bodies(21 + count)},
+                $7::jsonb[], $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $20::uuid[])
          WITH ORDINALITY AS x(id, team_id, region, source, from_address, subject, html, text_body, headers, tags,
-                              message_id, last_event, scheduled_at, idempotency_key, n)
+                              message_id, last_event, scheduled_at, idempotency_key, dispatch_id, n)
 ), emails_in AS (
   INSERT INTO emails (id, team_id, region, source, from_address, to_addresses, cc_addresses, bcc_addresses, reply_to,
     subject, html, text_body, headers, tags, message_id, last_event, scheduled_at, idempotency_key, created_at)
@@ -175,9 +181,10 @@ function insertSendSql(count: number): string {
   FROM input
   RETURNING id
 ), outbox_in AS (
-  INSERT INTO email_dispatches (email_id, region, due_at)
-  SELECT id, region, coalesce(scheduled_at, now() + make_interval(secs => $19)) FROM input
-  RETURNING email_id
+  INSERT INTO email_dispatches (id, region, due_at, email_ids)
+  SELECT dispatch_id, region, coalesce(scheduled_at, now() + make_interval(secs => $19)), array_agg(id ORDER BY n)
+  FROM input GROUP BY dispatch_id, region, scheduled_at
+  RETURNING id
 )`;
 }
 
@@ -185,8 +192,8 @@ const INSERT_RECIPIENTS = `INSERT INTO email_recipients (email_id, position, kin
 SELECT * FROM unnest($15::uuid[], $16::smallint[], $17::text[], $18::text[])`;
 
 /**
- * The parameters of insertSendSql and INSERT_RECIPIENTS: $1 to $18 as array literals, $19, then
- * every html and every text. The literals are joined here in one pass; node-postgres would build
+ * The parameters of insertSendSql and INSERT_RECIPIENTS: $1 to $18 as array literals, $19 (the
+ * grace period), $20 (the outbox row of each email), then every html and every text. The literals are joined here in one pass; node-postgres would build
  * them element by element, escaping and concatenating each (several % of the API's CPU).
  */
 function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
@@ -210,8 +217,10 @@ function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
   const recipientAddresses: string[] = [];
   const htmls: (string | null)[] = [];
   const texts: (string | null)[] = [];
-  for (const { id, teamId, region, source, idempotencyKey, email, raw } of emails) {
+  const dispatchIds: string[] = [];
+  for (const { id, teamId, region, source, idempotencyKey, dispatchId, email, raw } of emails) {
     ids.push(id);
+    dispatchIds.push(dispatchId);
     teams.push(teamId);
     regions.push(region);
     sources.push(source);
@@ -244,6 +253,7 @@ function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
     plainArray(positions),
     ...[kinds, recipientAddresses].map(textArray),
     graceSeconds,
+    plainArray(dispatchIds),
     ...htmls,
     ...texts,
   ];

@@ -171,9 +171,7 @@ export class SendService {
       this.accepted.inc({ endpoint, source }, rows.length);
       if (this.config.HERALD_FAILPOINT === 'crash-after-commit') process.kill(process.pid, 'SIGKILL');
 
-      await this.dispatcher.dispatch(
-        rows.filter((r) => !r.email.scheduledAt).map((r) => ({ emailId: r.id, teamId: r.teamId, region: r.region })),
-      );
+      await this.dispatcher.dispatch(rows.filter((r) => !r.email.scheduledAt));
       await this.scheduledEvents.announce(rows);
       // complete() never throws: the Postgres record backs the key if Redis misses it.
       if (lease) await this.idempotency.complete(lease, 200, response);
@@ -198,6 +196,13 @@ export class SendService {
       if (!found) resolved.set(domain, (found = this.sendingDomains.resolve(sender.teamId, domain, sender.restrictedDomainId)));
       return found;
     };
+    // The outbox row of the request's emails sent now, one per region; a scheduled email has its own.
+    const dispatchIds = new Map<string, string>();
+    const dispatchIdOf = (region: string) => {
+      let dispatchId = dispatchIds.get(region);
+      if (!dispatchId) dispatchIds.set(region, (dispatchId = newId()));
+      return dispatchId;
+    };
     const rows: NewEmail[] = [];
     for (const { index, email, id, raw } of acceptance.emails) {
       let region: string;
@@ -208,7 +213,9 @@ export class SendService {
         acceptance.errors.push({ index, message: error.message });
         continue;
       }
-      rows.push({ id: id ?? newId(), teamId: sender.teamId, region, source, idempotencyKey: key, email, ...(raw && { raw }) });
+      const emailId = id ?? newId();
+      const dispatchId = email.scheduledAt ? emailId : dispatchIdOf(region);
+      rows.push({ id: emailId, teamId: sender.teamId, region, source, idempotencyKey: key, dispatchId, email, ...(raw && { raw }) });
     }
     return rows;
   }

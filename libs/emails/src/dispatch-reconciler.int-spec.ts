@@ -1,0 +1,99 @@
+import { DataSource } from 'typeorm';
+import { newId } from '@herald/core';
+import { startTestApi, type TestApi, type TestTeam } from '../../../test/support/api-harness';
+import { NatsProbe } from '../../../test/support/nats-probe';
+import { DispatchReconciler } from './dispatch-reconciler.service';
+import { EmailRepository, type NewEmail } from './email.repository';
+import type { NormalizedEmail } from './validation';
+
+/** The reconciler against the dispatch outbox and the workers' leases, on real Postgres and NATS. */
+describe('DispatchReconciler', () => {
+  let api: TestApi;
+  let team: TestTeam;
+  let emails: EmailRepository;
+  let reconciler: DispatchReconciler;
+  let db: DataSource;
+  let probe: NatsProbe;
+
+  beforeAll(async () => {
+    // Its own passes only: the periodic one would race the test.
+    api = await startTestApi({ RECONCILE_INTERVAL_MS: '600000' });
+    team = await api.team();
+    emails = api.app.get(EmailRepository);
+    reconciler = api.app.get(DispatchReconciler);
+    db = api.app.get(DataSource);
+    probe = await NatsProbe.open(api.config);
+  });
+
+  afterAll(async () => {
+    await probe?.close();
+    await api?.close();
+  });
+
+  const email = (scheduledAt: Date | null = null): NormalizedEmail => ({
+    from: team.from('hello'),
+    fromAddress: team.from('hello'),
+    fromDomain: team.domain,
+    to: ['jane@example.com'],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: 'Hello',
+    html: '<p>hi</p>',
+    text: null,
+    headers: null,
+    attachments: [],
+    tags: null,
+    scheduledAt,
+    recipients: [{ kind: 'to', address: 'jane@example.com' }],
+    sizeBytes: 0,
+  });
+  const row = (scheduledAt: Date | null, dispatchId?: string): NewEmail => {
+    const id = newId();
+    return { id, teamId: team.teamId, region: 'us-east-1', source: 'api', idempotencyKey: null, dispatchId: dispatchId ?? id, email: email(scheduledAt) };
+  };
+  const outbox = async (id: string): Promise<string[] | null> =>
+    ((await db.query(`SELECT email_ids FROM email_dispatches WHERE id = $1`, [id])) as { email_ids: string[] }[])[0]?.email_ids ?? null;
+
+  it('publishes the emails of an overdue outbox row, skips one deleted meanwhile, and removes the row', async () => {
+    const dispatchId = newId();
+    const [kept, deleted] = [row(null, dispatchId), row(null, dispatchId)];
+    await emails.insert([kept, deleted]);
+    await db.query(`DELETE FROM emails WHERE id = $1`, [deleted.id]);
+    await db.query(`UPDATE email_dispatches SET due_at = now() - interval '1 second' WHERE id = $1`, [dispatchId]);
+
+    expect(await reconciler.runOnce()).toBe(1);
+    const commands = await probe.sendCommands('us-east-1');
+    expect(commands).toContain(kept.id);
+    expect(commands).not.toContain(deleted.id);
+    expect(await outbox(dispatchId)).toBeNull();
+  });
+
+  it('publishes a scheduled email once its time has come, not before', async () => {
+    const soon = row(new Date(Date.now() + 1_500));
+    const later = row(new Date(Date.now() + 3_600_000));
+    await emails.insert([soon, later]);
+    await reconciler.runOnce();
+    expect(await probe.sendCommands('us-east-1')).not.toContain(soon.id);
+
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    await reconciler.runOnce();
+    const commands = await probe.sendCommands('us-east-1');
+    expect(commands).toContain(soon.id);
+    expect(commands).not.toContain(later.id);
+    expect(await outbox(soon.id)).toBeNull();
+    expect(await outbox(later.id)).toEqual([later.id]);
+  });
+
+  it('publishes an email whose worker lease ran out, with its dispatch generation, and clears the lease', async () => {
+    const leased = row(null);
+    await emails.insert([leased]);
+    await db.query(`DELETE FROM email_dispatches WHERE id = $1`, [leased.dispatchId]);
+    await db.query(`UPDATE emails SET dispatch_count = 1, dispatch_at = now() - interval '1 second' WHERE id = $1`, [leased.id]);
+
+    expect(await reconciler.runOnce()).toBe(1);
+    expect(await probe.sendCommands('us-east-1')).toContain(leased.id);
+    const [{ dispatch_at }] = await db.query(`SELECT dispatch_at FROM emails WHERE id = $1`, [leased.id]);
+    expect(dispatch_at).toBeNull();
+  });
+});
