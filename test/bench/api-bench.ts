@@ -8,7 +8,7 @@
 // `herald api` as a child process, and removes what it made when it ends. Exit code 1 when an
 // accepted email is missing or a request failed; a missed target only prints MISSED.
 // Options: --workers N (API processes under node:cluster; default 1, the fastest on 2 vCPU),
-// --duration S (12), --warmup S (3), --connections N (32), --batch-connections N (8),
+// --duration S (12), --warmup S (3), --connections N (32), --batch-connections N (16),
 // --only single|batch (that phase alone, printed as JSON), --profile (CPU profiles of the API
 // into test/bench/results/profiles), --no-save (no JSON file in test/bench/results).
 import './aliases';
@@ -35,7 +35,7 @@ const options = {
   seconds: option('duration', 12),
   warmup: option('warmup', 3),
   connections: option('connections', 32),
-  batchConnections: option('batch-connections', 8),
+  batchConnections: option('batch-connections', 16),
   only: process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null,
   profile: process.argv.includes('--profile'),
   save: !process.argv.includes('--no-save'),
