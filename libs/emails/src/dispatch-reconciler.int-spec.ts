@@ -3,8 +3,8 @@ import { newId } from '@herald/core';
 import { startTestApi, type TestApi, type TestTeam } from '../../../test/support/api-harness';
 import { NatsProbe } from '../../../test/support/nats-probe';
 import { DispatchReconciler } from './dispatch-reconciler.service';
-import { EmailRepository, type NewEmail } from './email.repository';
-import type { NormalizedEmail } from './validation';
+import { newEmailRow, normalizedEmail } from './email.fixture';
+import { EmailRepository } from './email.repository';
 
 /** The reconciler against the dispatch outbox and the workers' leases, on real Postgres and NATS. */
 describe('DispatchReconciler', () => {
@@ -30,28 +30,8 @@ describe('DispatchReconciler', () => {
     await api?.close();
   });
 
-  const email = (scheduledAt: Date | null = null): NormalizedEmail => ({
-    from: team.from('hello'),
-    fromAddress: team.from('hello'),
-    fromDomain: team.domain,
-    to: ['jane@example.com'],
-    cc: [],
-    bcc: [],
-    replyTo: [],
-    subject: 'Hello',
-    html: '<p>hi</p>',
-    text: null,
-    headers: null,
-    attachments: [],
-    tags: null,
-    scheduledAt,
-    recipients: [{ kind: 'to', address: 'jane@example.com' }],
-    sizeBytes: 0,
-  });
-  const row = (scheduledAt: Date | null, dispatchId?: string): NewEmail => {
-    const id = newId();
-    return { id, teamId: team.teamId, region: 'us-east-1', source: 'api', idempotencyKey: null, dispatchId: dispatchId ?? id, email: email(scheduledAt) };
-  };
+  const row = (scheduledAt: Date | null, dispatchId?: string) =>
+    newEmailRow(team.teamId, normalizedEmail(team.from('hello'), team.domain, { scheduledAt }), dispatchId);
   const outbox = async (id: string): Promise<string[] | null> =>
     ((await db.query(`SELECT email_ids FROM email_dispatches WHERE id = $1`, [id])) as { email_ids: string[] }[])[0]?.email_ids ?? null;
 

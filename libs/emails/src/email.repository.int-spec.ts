@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { newId } from '@herald/core';
 import { startTestApi, type TestApi, type TestTeam } from '../../../test/support/api-harness';
-import { EmailRepository, type NewEmail } from './email.repository';
+import { newEmailRow, normalizedEmail } from './email.fixture';
+import { EmailRepository } from './email.repository';
 import type { NormalizedEmail } from './validation';
 
 /** The send path's insert writes every column as given, whatever characters the values hold. */
@@ -20,29 +21,8 @@ describe('EmailRepository.insert', () => {
 
   afterAll(() => api?.close());
 
-  const email = (overrides: Partial<NormalizedEmail> = {}): NormalizedEmail => ({
-    from: team.from('hello'),
-    fromAddress: team.from('hello'),
-    fromDomain: team.domain,
-    to: ['jane@example.com'],
-    cc: [],
-    bcc: [],
-    replyTo: [],
-    subject: 'Hello',
-    html: '<p>hi</p>',
-    text: null,
-    headers: null,
-    attachments: [],
-    tags: null,
-    scheduledAt: null,
-    recipients: [{ kind: 'to', address: 'jane@example.com' }],
-    sizeBytes: 0,
-    ...overrides,
-  });
-  const row = (e: NormalizedEmail, dispatchId?: string): NewEmail => {
-    const id = newId();
-    return { id, teamId: team.teamId, region: 'us-east-1', source: 'api', idempotencyKey: null, dispatchId: dispatchId ?? id, email: e };
-  };
+  const email = (overrides: Partial<NormalizedEmail> = {}) => normalizedEmail(team.from('hello'), team.domain, overrides);
+  const row = (e: NormalizedEmail, dispatchId?: string) => newEmailRow(team.teamId, e, dispatchId);
 
   it('keeps quotes, backslashes, braces, commas, NULL-looking text, empty strings and Unicode intact', async () => {
     const tricky = email({
