@@ -58,8 +58,9 @@ export class Dispatcher implements OnModuleDestroy {
 
   private async flush(ids: string[]): Promise<void> {
     try {
-      // Narrow outbox rows, gone once published. The reconciler, the only other writer, locks
-      // them with SKIP LOCKED and waits for nothing, so this statement cannot deadlock with it.
+      // Narrow outbox rows, gone once published. The reconciler locks rows with SKIP LOCKED and
+      // waits for nothing, so this statement cannot deadlock with it; reschedule and cancel touch
+      // only scheduled emails' rows, which are never dispatched from here.
       await this.db.query(`DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`, [ids]);
     } catch (error) {
       // Not fatal: the reconciler republishes these and JetStream dedupes within its window.
