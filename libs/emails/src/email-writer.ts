@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EmailEventRecord } from '@herald/delivery';
 import { EmailRepository, NewEmail } from './email.repository';
 
 /**
@@ -15,7 +16,7 @@ const MAX_GROUP_BYTES = 8 * 1024 * 1024;
 interface Pending {
   emails: NewEmail[];
   bytes: number;
-  resolve: () => void;
+  resolve: (events: EmailEventRecord[]) => void;
   reject: (error: unknown) => void;
 }
 
@@ -34,9 +35,12 @@ export class EmailWriter {
 
   constructor(private readonly emails: EmailRepository) {}
 
-  /** Resolves once the emails are committed (all of them, atomically), rejects if they are not. */
-  insert(emails: NewEmail[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /**
+   * Resolves once the emails are committed (all of them, atomically), with the events recorded
+   * with them (email.scheduled) to publish; rejects if they are not.
+   */
+  insert(emails: NewEmail[]): Promise<EmailEventRecord[]> {
+    return new Promise<EmailEventRecord[]>((resolve, reject) => {
       this.queue.push({ emails, bytes: emails.reduce((sum, e) => sum + e.email.sizeBytes, 0), resolve, reject });
       this.pump();
     });
@@ -70,12 +74,19 @@ export class EmailWriter {
 
   private async write(group: Pending[]): Promise<void> {
     try {
-      await this.emails.insert(group.length === 1 ? group[0].emails : group.flatMap((p) => p.emails));
-      for (const p of group) p.resolve();
+      const events = await this.emails.insert(group.length === 1 ? group[0].emails : group.flatMap((p) => p.emails));
+      for (const p of group) p.resolve(group.length === 1 ? events : eventsOf(p.emails, events));
     } catch (error) {
       if (group.length === 1) return group[0].reject(error);
       // Which request made the statement fail is unknown: give each its own statement.
       await Promise.all(group.map((p) => this.emails.insert(p.emails).then(p.resolve, p.reject)));
     }
   }
+}
+
+/** The events about these emails, among those of a shared statement. */
+function eventsOf(emails: NewEmail[], events: EmailEventRecord[]): EmailEventRecord[] {
+  if (!events.length) return events;
+  const ids = new Set(emails.map((e) => e.id));
+  return events.filter((e) => ids.has(e.emailId));
 }

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { newId } from '@herald/core';
+import { EmailEventsRepository } from '@herald/delivery';
 import { startTestApi, type TestApi, type TestTeam } from '../../../test/support/api-harness';
 import { newEmailRow, normalizedEmail } from './email.fixture';
 import { EmailRepository } from './email.repository';
@@ -68,7 +69,7 @@ describe('EmailRepository.insert', () => {
     const at = new Date(Date.now() + 3_600_000);
     const dispatchId = newId();
     const [first, second, later] = [row(email(), dispatchId), row(email(), dispatchId), row(email({ scheduledAt: at }))];
-    await emails.insert([first, second, later]);
+    const events = await emails.insert([first, second, later]);
     const rows: { id: string; due_at: Date; region: string; email_ids: string[] }[] = await db.query(
       `SELECT id, due_at, region, email_ids FROM email_dispatches WHERE id = ANY($1::uuid[])`,
       [[dispatchId, later.id]],
@@ -78,9 +79,26 @@ describe('EmailRepository.insert', () => {
     expect(byId.get(dispatchId)!.due_at.getTime() - Date.now()).toBeGreaterThan((api.config.DISPATCH_GRACE_SECONDS - 5) * 1000);
     expect(byId.get(later.id)).toMatchObject({ email_ids: [later.id], due_at: at, region: 'us-east-1' });
     expect((await emails.get(team.teamId, later.id))?.lastEvent).toBe('scheduled');
+    // email.scheduled is stored with the email (the same transaction) and returned to be published.
+    expect(events.map((e) => [e.type, e.emailId])).toEqual([['email.scheduled', later.id]]);
+    const stored = await db.query(`SELECT email_id, type FROM email_events WHERE email_id = ANY($1::uuid[])`, [[first.id, later.id]]);
+    expect(stored).toEqual([{ email_id: later.id, type: 'email.scheduled' }]);
+  });
+
+  it('rolls back the emails when their events cannot be stored', async () => {
+    const later = row(email({ scheduledAt: new Date(Date.now() + 3_600_000) }));
+    const events = api.app.get(EmailEventsRepository);
+    const spy = jest.spyOn(events, 'insert').mockRejectedValueOnce(new Error('disk full'));
+    try {
+      await expect(emails.insert([later])).rejects.toThrow('disk full');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await emails.get(team.teamId, later.id)).toBeNull();
+    expect(await db.query(`SELECT 1 FROM email_dispatches WHERE id = $1`, [later.id])).toEqual([]);
   });
 
   it('writes nothing for no emails', async () => {
-    await expect(emails.insert([])).resolves.toBeUndefined();
+    await expect(emails.insert([])).resolves.toEqual([]);
   });
 });

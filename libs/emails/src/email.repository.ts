@@ -3,6 +3,8 @@ import { CONFIG, HeraldConfig } from '@herald/config';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageRequest, affectedRows, keysetPage } from '@herald/database';
 import { EmailEvent, EmailRecord, EmailSource, EmailSummary } from './email.types';
+import type { EmailEventRecord } from '@herald/delivery';
+import { ScheduledEmailEvents } from './scheduled-email-events';
 import type { NormalizedEmail } from './validation';
 
 /** What the send path writes for one accepted email. */
@@ -65,13 +67,27 @@ export class EmailRepository {
   constructor(
     private readonly db: DataSource,
     @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly scheduledEvents: ScheduledEmailEvents,
   ) {}
 
   /**
    * Inserts emails, recipients, attachments, SMTP messages and the emails' dispatch-outbox rows
-   * atomically, in one statement.
+   * atomically, in one statement; with scheduled emails among them, in one transaction with
+   * their `email.scheduled` events. Returns those events, to publish once committed.
    */
-  async insert(emails: NewEmail[], manager: EntityManager = this.db.manager): Promise<void> {
+  async insert(emails: NewEmail[], manager: EntityManager = this.db.manager): Promise<EmailEventRecord[]> {
+    if (!emails.some((e) => e.email.scheduledAt)) {
+      await this.insertEmails(emails, manager);
+      return [];
+    }
+    const write = async (m: EntityManager) => {
+      await this.insertEmails(emails, m);
+      return this.scheduledEvents.record(m, emails);
+    };
+    return manager.queryRunner?.isTransactionActive ? write(manager) : this.db.transaction(write);
+  }
+
+  private async insertEmails(emails: NewEmail[], manager: EntityManager): Promise<void> {
     if (!emails.length) return;
     const params = sendParameters(emails, this.config.DISPATCH_GRACE_SECONDS);
     const more: string[] = [];

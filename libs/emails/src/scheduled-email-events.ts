@@ -1,27 +1,25 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { EmailEventsRepository, emailEvent, EventOutbox, ONCE_PER_EMAIL } from '@herald/delivery';
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { EmailEventRecord, EmailEventsRepository, emailEvent, EventOutbox, ONCE_PER_EMAIL } from '@herald/delivery';
 import type { NewEmail } from './email.repository';
 
 /**
- * `email.scheduled` for each scheduled email the send path has just committed: recorded in the
- * email's history and published to its region's events stream (the outbox relays it if this
- * publish is lost). Best effort after the commit: the emails stand whatever happens here, and a
- * crash between the commit and this insert loses the event (the email is still sent when due).
+ * `email.scheduled` for each scheduled email the send path stores: recorded in the email's
+ * history in the transaction that stores the email (EmailRepository.insert), so a crash cannot
+ * keep the email and lose the event, then published to its region's events stream once
+ * committed (the outbox relay publishes it if this publish is lost).
  */
 @Injectable()
 export class ScheduledEmailEvents {
-  private readonly logger = new Logger(ScheduledEmailEvents.name);
-
   constructor(
-    private readonly db: DataSource,
     private readonly events: EmailEventsRepository,
     private readonly outbox: EventOutbox,
   ) {}
 
-  async announce(rows: NewEmail[], at: Date = new Date()): Promise<void> {
+  /** Records the events of the scheduled ones among `rows` in the caller's transaction; returns those recorded now. */
+  record(m: EntityManager, rows: NewEmail[], at: Date = new Date()): Promise<EmailEventRecord[]> {
     const scheduled = rows.filter((r) => r.email.scheduledAt);
-    if (!scheduled.length) return;
+    if (!scheduled.length) return Promise.resolve([]);
     const records = scheduled.map((r) =>
       emailEvent(
         'email.scheduled',
@@ -41,10 +39,11 @@ export class ScheduledEmailEvents {
         ONCE_PER_EMAIL,
       ),
     );
-    try {
-      this.outbox.publish(await this.events.insert(this.db.manager, records));
-    } catch (error) {
-      this.logger.error(`could not record email.scheduled for ${records.length} email(s): ${(error as Error).message}`);
-    }
+    return this.events.insert(m, records);
+  }
+
+  /** After the commit: publishes recorded events (never throws; the relay covers a failure). */
+  publish(records: EmailEventRecord[]): void {
+    this.outbox.publish(records);
   }
 }

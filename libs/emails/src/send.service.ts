@@ -5,6 +5,7 @@ import { HeraldError, isHeraldError, newId } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
 import { IdempotencyRecords, IdempotencyService, isIdempotencyConflict, Lease, Replay } from '@herald/idempotency';
 import { QuotaService } from '@herald/limits';
+import type { EmailEventRecord } from '@herald/delivery';
 import { MetricsService } from '@herald/observability';
 import { Dispatcher } from './dispatcher.service';
 import { ScheduledEmailEvents } from './scheduled-email-events';
@@ -161,7 +162,7 @@ export class SendService {
         rows.map((r) => r.id),
         acceptance.errors,
       );
-      const replay = await this.persist(rows, lease && { lease, response });
+      const { replay, events } = await this.persist(rows, lease && { lease, response });
       if (replay) {
         if (reserved) await this.quota.release(sender.teamId, reserved.count, reserved.at);
         reserved = null;
@@ -172,7 +173,7 @@ export class SendService {
       if (this.config.HERALD_FAILPOINT === 'crash-after-commit') process.kill(process.pid, 'SIGKILL');
 
       await this.dispatcher.dispatch(rows.filter((r) => !r.email.scheduledAt));
-      await this.scheduledEvents.announce(rows);
+      this.scheduledEvents.publish(events);
       // complete() never throws: the Postgres record backs the key if Redis misses it.
       if (lease) await this.idempotency.complete(lease, 200, response);
       return response;
@@ -228,21 +229,18 @@ export class SendService {
   private async persist(
     rows: NewEmail[],
     idempotency: { lease: Lease; response: unknown } | null,
-  ): Promise<Replay | null> {
-    if (!idempotency) {
-      await this.writer.insert(rows);
-      return null;
-    }
+  ): Promise<{ replay: Replay | null; events: EmailEventRecord[] }> {
+    if (!idempotency) return { replay: null, events: await this.writer.insert(rows) };
     const { lease, response } = idempotency;
     try {
-      await this.db.transaction(async (manager) => {
+      const events = await this.db.transaction(async (manager) => {
         await this.idempotencyRecords.insert(manager, { ...lease.scope, requestHash: lease.requestHash, statusCode: 200, response });
-        await this.emails.insert(rows, manager);
+        return this.emails.insert(rows, manager);
       });
-      return null;
+      return { replay: null, events };
     } catch (error) {
       if (!isIdempotencyConflict(error)) throw error;
-      return this.idempotency.replayCommitted(lease);
+      return { replay: await this.idempotency.replayCommitted(lease), events: [] };
     }
   }
 
