@@ -15,7 +15,24 @@ describe('runMigrations', () => {
 
   it('applies each migration once when several processes migrate at the same moment', async () => {
     const runs = await Promise.all([runMigrations(config), runMigrations(config), runMigrations(config)]);
-    expect(runs.flat()).toEqual(['Foundation1764100000000', 'Domains1764200000000', 'Suppressions1764300000000', 'Webhooks1764400000000', 'WebhookDeliveries1764500000000', 'Delivery1764600000000', 'SmtpMessages1764700000000', 'WebhookHealth1764800000000', 'DispatchOutbox1764900000000']);
+    expect(runs.flat()).toEqual(['Foundation1764100000000', 'Domains1764200000000', 'Suppressions1764300000000', 'Webhooks1764400000000', 'WebhookDeliveries1764500000000', 'Delivery1764600000000', 'SmtpMessages1764700000000', 'WebhookHealth1764800000000', 'DispatchOutbox1764900000000', 'Lz4Bodies1765000000000']);
     expect(await runMigrations(config)).toEqual([]);
+  });
+
+  it('compresses message bodies with lz4 (the Postgres of this machine has it)', async () => {
+    const client = new Client({ connectionString: config.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT c.relname || '.' || a.attname AS col, a.attcompression AS method
+           FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = $1 AND (c.relname, a.attname) IN (('emails', 'html'), ('emails', 'text_body'), ('email_mime', 'mime'), ('email_attachments', 'content'))
+          ORDER BY 1`,
+        [config.DATABASE_SCHEMA],
+      );
+      expect(rows).toEqual(['email_attachments.content', 'email_mime.mime', 'emails.html', 'emails.text_body'].map((col) => ({ col, method: 'l' })));
+    } finally {
+      await client.end();
+    }
   });
 });
