@@ -1,5 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { EventPublisher, type HeraldEvent } from '@herald/bus';
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ResourceEventOutbox, type HeraldEvent } from '@herald/bus';
 import { isoTimestamp, newId } from '@herald/core';
 import { domainEventData } from './domain.presenter';
 import type { Domain } from './domain.types';
@@ -11,28 +12,56 @@ export function domainEvent(type: DomainEventType, domain: Domain, at: Date = ne
   return { id: newId(), type, created_at: isoTimestamp(at), team_id: domain.teamId, data: domainEventData(domain) };
 }
 
+/** A domain event recorded in a transaction, to publish once it has committed. */
+export interface RecordedDomainEvent {
+  region: string;
+  event: HeraldEvent;
+}
+
+/** What a change of domains answers: its result, and the domain to announce (null: no event). */
+export interface DomainChange<T> {
+  result: T;
+  announce: Domain | null;
+}
+
 /**
- * Publishes domain events on the events stream of the domain's region, where the webhooks
- * dispatcher and other consumers read them.
+ * Domain events, for the events stream of the domain's region, where the webhooks dispatcher
+ * and other consumers read them. They go through the resource event outbox: recorded in the
+ * transaction of the change, published after the commit, relayed if that publish is lost.
  */
 @Injectable()
 export class DomainEvents {
-  private readonly logger = new Logger(DomainEvents.name);
-
-  constructor(private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly outbox: ResourceEventOutbox,
+  ) {}
 
   /**
-   * Called after the change is committed, and never throws: the change stands whether or not
-   * its event could be published, and failing the request would make the client retry a change
-   * that already happened (a retried create would meet "registered already"). A lost event is
-   * logged; there is no outbox to publish it again.
+   * Runs `change` in a transaction that also records the event of the domain it announces, and
+   * publishes that event after the commit. A failure to record rolls the change back.
    */
-  async publishDomainEvent(type: DomainEventType, domain: Domain): Promise<void> {
+  async change<T>(type: DomainEventType, change: (m: EntityManager) => Promise<DomainChange<T>>): Promise<T> {
+    const { result, recorded } = await this.db.transaction(async (m) => {
+      const { result, announce } = await change(m);
+      return { result, recorded: announce ? await this.record(m, type, announce) : null };
+    });
+    await this.publish(recorded);
+    return result;
+  }
+
+  /** Records the event in `m`, the transaction of the change: both commit, or neither. */
+  async record(m: EntityManager, type: DomainEventType, domain: Domain): Promise<RecordedDomainEvent> {
     const event = domainEvent(type, domain);
-    try {
-      await this.events.publish(domain.region, event);
-    } catch (error) {
-      this.logger.error(`could not publish ${type} ${event.id} for domain ${domain.id}: ${String(error)}`);
-    }
+    await this.outbox.record(m, domain.region, [event]);
+    return { region: domain.region, event };
+  }
+
+  /**
+   * Called after the commit, and never throws: the change stands whether or not its event could
+   * be published now, and failing the request would make the client retry a change that already
+   * happened. A lost publish is left to the outbox's relay.
+   */
+  async publish(recorded: RecordedDomainEvent | null): Promise<void> {
+    if (recorded) await this.outbox.publish(recorded.region, [recorded.event]);
   }
 }

@@ -1,14 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { DKIM_RETIREMENT_GRACE_MS } from './dkim-rotation';
 import { DomainEvents } from './domain-events';
 import type { Domain } from './domain.types';
 import { DomainsService } from './domains.service';
-import type { DomainStatusListener } from './verification/domain-status.listener';
+import type { AfterCommit, DomainStatusListener } from './verification/domain-status.listener';
 
 /**
  * What the domains context does when the verifier reports (provide it as the verifier's
- * DOMAIN_STATUS_LISTENER): a status change is a `domain.updated` event; a finished DKIM check
- * moves keys along their life (a verified pending key signs, replaced keys retire after the grace).
+ * DOMAIN_STATUS_LISTENER): a status change is a `domain.updated` event, recorded with the saved
+ * status; a finished DKIM check moves keys along their life (a verified pending key signs,
+ * replaced keys retire after the grace).
  */
 @Injectable()
 export class DomainVerificationListener implements DomainStatusListener {
@@ -17,8 +19,9 @@ export class DomainVerificationListener implements DomainStatusListener {
     private readonly events: DomainEvents,
   ) {}
 
-  async statusChanged(domain: Domain): Promise<void> {
-    await this.events.publishDomainEvent('domain.updated', domain);
+  async statusChanged(domain: Domain, m: EntityManager): Promise<AfterCommit> {
+    const recorded = await this.events.record(m, 'domain.updated', domain);
+    return () => this.events.publish(recorded);
   }
 
   async dkimKeysChecked(domainId: string): Promise<void> {

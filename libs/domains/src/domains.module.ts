@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ResourceEventsModule } from '@herald/bus';
 import { SendingDomains } from './sending-domains.service';
 import { DomainEvents } from './domain-events';
 import { DomainVerificationListener } from './domain-verification.listener';
@@ -7,10 +8,12 @@ import { DomainsService } from './domains.service';
 
 /**
  * The domains context: sending domains, their DKIM keys and DNS records. Relies on the app
- * importing ConfigModule, DatabaseModule and BusModule (for the domain.* events). Roles that
- * run the verifier pass DomainVerificationListener to DomainVerificationModule.forRoot.
+ * importing ConfigModule, DatabaseModule and BusModule (for the domain.* events, which go
+ * through the resource event outbox). Roles that run the verifier pass DomainVerificationListener
+ * to DomainVerificationModule.forRoot.
  */
 @Module({
+  imports: [ResourceEventsModule],
   providers: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains],
   exports: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains],
 })

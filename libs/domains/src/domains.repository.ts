@@ -100,9 +100,12 @@ const COLUMNS = `id, team_id, name, region, status, custom_return_path, open_tra
 export class DomainsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Inserts a domain with its keys atomically. Throws a unique violation (isDomainNameTaken) if the name exists. */
-  async create(domain: NewDomain, keys: NewDkimKey[]): Promise<Domain> {
-    return this.db.transaction(async (m) => {
+  /**
+   * Inserts a domain with its keys atomically (in `m`'s transaction when it has one). Throws a
+   * unique violation (isDomainNameTaken) if the name exists.
+   */
+  async create(domain: NewDomain, keys: NewDkimKey[], m: EntityManager = this.db.manager): Promise<Domain> {
+    return inTransaction(m, async (m) => {
       const [row]: DomainRow[] = await m.query(
         `INSERT INTO domains (id, team_id, name, region, custom_return_path, open_tracking, click_tracking,
            tracking_subdomain, tls, records)
@@ -133,8 +136,8 @@ export class DomainsRepository {
     );
   }
 
-  async get(teamId: string, id: string): Promise<Domain | null> {
-    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND id = $2`, [teamId, id]);
+  async get(teamId: string, id: string, m: EntityManager = this.db.manager): Promise<Domain | null> {
+    const rows: DomainRow[] = await m.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND id = $2`, [teamId, id]);
     return rows.length ? toDomain(rows[0]) : null;
   }
 
@@ -196,9 +199,9 @@ export class DomainsRepository {
     return affectedRows(result) === 1;
   }
 
-  async delete(teamId: string, id: string): Promise<Domain | null> {
+  async delete(teamId: string, id: string, m: EntityManager = this.db.manager): Promise<Domain | null> {
     // TypeORM answers a DELETE (and an UPDATE) with [rows, count], RETURNING or not.
-    const [rows]: [DomainRow[], number] = await this.db.query(`DELETE FROM domains WHERE team_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
+    const [rows]: [DomainRow[], number] = await m.query(`DELETE FROM domains WHERE team_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
       teamId,
       id,
     ]);
@@ -206,8 +209,8 @@ export class DomainsRepository {
   }
 
   /** Marks a verification requested (POST /domains/:id/verify): checked at the next pass. */
-  async requestVerification(teamId: string, id: string, at: Date): Promise<boolean> {
-    const result = await this.db.query(
+  async requestVerification(teamId: string, id: string, at: Date, m: EntityManager = this.db.manager): Promise<boolean> {
+    const result = await m.query(
       `UPDATE domains SET next_check_at = $3,
          verification_started_at = coalesce(verification_started_at, $3),
          status = CASE WHEN status = 'not_started' THEN 'pending' ELSE status END
@@ -259,14 +262,16 @@ export class DomainsRepository {
    * what to change (null: nothing; a throw rolls back); `records` then rebuilds the domain's
    * records from the domain and keys as they are after the change. `teamId` null is for
    * background work that has only the domain id (the verifier). Null when there is no such domain.
+   * Runs in `m`'s transaction when it has one (the lock then lasts until that one ends).
    */
   async modify(
     teamId: string | null,
     domainId: string,
     plan: (domain: Domain, keys: DkimKey[]) => DomainModification | null,
     records: (domain: Domain, keys: DkimKey[]) => DomainRecord[],
+    m: EntityManager = this.db.manager,
   ): Promise<ModifiedDomain | null> {
-    return this.db.transaction(async (m) => {
+    return inTransaction(m, async (m) => {
       const found: DomainRow[] = await m.query(
         `SELECT ${COLUMNS} FROM domains WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2::uuid) FOR UPDATE`,
         [domainId, teamId],
@@ -324,6 +329,10 @@ export class DomainsRepository {
   }
 }
 
+/** Runs `work` in `m`'s transaction, or in a new one when `m` is not in one. */
+function inTransaction<T>(m: EntityManager, work: (m: EntityManager) => Promise<T>): Promise<T> {
+  return m.queryRunner?.isTransactionActive ? work(m) : m.transaction(work);
+}
 
 function toDomain(r: DomainRow): Domain {
   return {

@@ -52,17 +52,18 @@ export class DomainsService {
     const keys = await this.newKeys(id, input.dkimAlgorithms, [], 'active');
     const { name, customReturnPath, openTracking, clickTracking, trackingSubdomain, tls } = input;
     const settings = { region, customReturnPath, openTracking, clickTracking, trackingSubdomain, tls };
-    let domain: Domain;
     try {
       // The unique index on the name decides between concurrent creations.
       const records = buildDnsRecords(this.config, settings, keys);
-      domain = await this.domains.create({ id, teamId: owner.teamId, name, ...settings, records }, keys);
+      const domain = await this.events.change('domain.created', async (m) => {
+        const created = await this.domains.create({ id, teamId: owner.teamId, name, ...settings, records }, keys, m);
+        return { result: created, announce: created };
+      });
+      return presentCreatedDomain(domain);
     } catch (error) {
       if (isDomainNameTaken(error)) throw registeredAlready(name);
       throw error;
     }
-    await this.events.publishDomainEvent('domain.created', domain);
-    return presentCreatedDomain(domain);
   }
 
   async list(teamId: string, query: unknown) {
@@ -80,34 +81,36 @@ export class DomainsService {
   /** Tracking and TLS settings; a new tracking subdomain changes the Tracking record. */
   async update(teamId: string, id: string, body: unknown) {
     assertId(id);
-    const result = await this.domains.modify(
-      teamId,
-      id,
-      (domain) => {
-        const settings = validateUpdateDomain(body, domain);
-        return Object.keys(settings).length ? { settings } : null;
-      },
-      this.rebuildRecords,
-    );
+    const plan = (domain: Domain) => {
+      const settings = validateUpdateDomain(body, domain);
+      return Object.keys(settings).length ? { settings } : null;
+    };
+    const result = await this.events.change('domain.updated', async (m) => {
+      const modified = await this.domains.modify(teamId, id, plan, this.rebuildRecords, m);
+      return { result: modified, announce: modified?.changed ? modified.domain : null };
+    });
     if (!result) throw notFound();
-    if (result.changed) await this.events.publishDomainEvent('domain.updated', result.domain);
     return { object: 'domain' as const, id };
   }
 
   async remove(teamId: string, id: string) {
     assertId(id);
-    const deleted = await this.domains.delete(teamId, id);
+    const deleted = await this.events.change('domain.deleted', async (m) => {
+      const found = await this.domains.delete(teamId, id, m);
+      return { result: found, announce: found };
+    });
     if (!deleted) throw notFound();
-    await this.events.publishDomainEvent('domain.deleted', deleted);
     return { object: 'domain' as const, id, deleted: true };
   }
 
   /** Asks for a DNS check: the verifier takes it at its next pass. A domain never checked becomes `pending`. */
   async verify(teamId: string, id: string) {
     const before = await this.find(teamId, id);
-    if (!(await this.domains.requestVerification(teamId, id, new Date()))) throw notFound();
-    const after = before.status === 'not_started' ? await this.domains.get(teamId, id) : null;
-    if (after && after.status !== before.status) await this.events.publishDomainEvent('domain.updated', after);
+    await this.events.change('domain.updated', async (m) => {
+      if (!(await this.domains.requestVerification(teamId, id, new Date(), m))) throw notFound();
+      const after = before.status === 'not_started' ? await this.domains.get(teamId, id, m) : null;
+      return { result: null, announce: after && after.status !== before.status ? after : null };
+    });
     return { object: 'domain' as const, id };
   }
 
@@ -120,22 +123,20 @@ export class DomainsService {
     const current = await this.find(teamId, id);
     const taken = await this.domains.selectors(current.id);
     const fresh = await this.newKeys(current.id, rotatedAlgorithms(await this.domains.keys(current.id)), taken, 'pending');
-    const result = await this.domains.modify(
-      teamId,
-      id,
-      (_, keys) => {
-        if (rotationInProgress(keys)) {
-          throw new HeraldError(
-            'validation_error',
-            'A DKIM key rotation is already in progress: publish its record and verify the domain before rotating again.',
-          );
-        }
-        return { insertKeys: fresh };
-      },
-      this.rebuildRecords,
-    );
+    const plan = (_: Domain, keys: DkimKey[]) => {
+      if (rotationInProgress(keys)) {
+        throw new HeraldError(
+          'validation_error',
+          'A DKIM key rotation is already in progress: publish its record and verify the domain before rotating again.',
+        );
+      }
+      return { insertKeys: fresh };
+    };
+    const result = await this.events.change('domain.updated', async (m) => {
+      const modified = await this.domains.modify(teamId, id, plan, this.rebuildRecords, m);
+      return { result: modified, announce: modified?.domain ?? null };
+    });
     if (!result) throw notFound();
-    await this.events.publishDomainEvent('domain.updated', result.domain);
     return presentDomain(result.domain);
   }
 
@@ -180,16 +181,14 @@ export class DomainsService {
     announce = false,
   ): Promise<{ keyId: string; state: DkimKeyState }[]> {
     let planned: { keyId: string; state: DkimKeyState }[] = [];
-    const result = await this.domains.modify(
-      null,
-      domainId,
-      (_, keys) => {
-        planned = plan(keys);
-        return planned.length ? { keyStates: planned } : null;
-      },
-      this.rebuildRecords,
-    );
-    if (announce && result?.changed) await this.events.publishDomainEvent('domain.updated', result.domain);
+    const keyStates = (_: Domain, keys: DkimKey[]) => {
+      planned = plan(keys);
+      return planned.length ? { keyStates: planned } : null;
+    };
+    const result = await this.events.change('domain.updated', async (m) => {
+      const modified = await this.domains.modify(null, domainId, keyStates, this.rebuildRecords, m);
+      return { result: modified, announce: announce && modified?.changed ? modified.domain : null };
+    });
     return result?.changed ? planned : [];
   }
 

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EventPublisher, type HeraldEvent } from '@herald/bus';
+import { DataSource, EntityManager } from 'typeorm';
+import { ResourceEventOutbox, type HeraldEvent } from '@herald/bus';
 import { isoTimestamp, newId } from '@herald/core';
 import { suppressionEventData } from './suppression.presenter';
 import type { Suppression } from './suppression.types';
@@ -12,36 +13,58 @@ export function suppressionEvent(type: SuppressionEventType, entry: Suppression,
   return { id: newId(), type, created_at: isoTimestamp(at), team_id: entry.teamId, data: suppressionEventData(entry) };
 }
 
+/** What a change of the list answers: its result, and the entries to announce (one event each). */
+export interface SuppressionChange<T> {
+  result: T;
+  announce: Suppression[];
+}
+
+/** Where a change of a team's list and the events announcing it go. */
+export interface SuppressionScope {
+  type: SuppressionEventType;
+  teamId: string;
+  /** The team's home region when the caller knows it; looked up otherwise. */
+  homeRegion?: string;
+}
+
 /**
- * Publishes suppression events on the events stream of the team's home region (the list is
- * team-wide, across regions). Called after the change is committed, and never throws: a lost
- * event is logged (there is no outbox), the change stands.
+ * Suppression events, for the events stream of the team's home region (the list is team-wide,
+ * across regions). They go through the resource event outbox: recorded in the transaction of
+ * the change, published after the commit, relayed if that publish is lost.
  */
 @Injectable()
 export class SuppressionEvents {
   private readonly logger = new Logger(SuppressionEvents.name);
 
   constructor(
-    private readonly events: EventPublisher,
+    private readonly db: DataSource,
+    private readonly outbox: ResourceEventOutbox,
     private readonly repository: SuppressionsRepository,
   ) {}
 
-  async publish(type: SuppressionEventType, entries: Suppression[], homeRegion?: string): Promise<void> {
-    if (!entries.length) return;
-    let region = homeRegion ?? null;
-    try {
-      region ??= await this.repository.teamHomeRegion(entries[0].teamId);
-    } catch (error) {
-      this.logger.error(`could not find the home region of team ${entries[0].teamId}: ${String(error)}`);
+  /**
+   * Runs `change` in a transaction that also records the events of the entries it announces,
+   * and publishes them after the commit. A failure to record rolls the change back. Publishing
+   * never throws: the change stands, and a lost publish is left to the outbox's relay.
+   */
+  async change<T>(scope: SuppressionScope, change: (m: EntityManager) => Promise<SuppressionChange<T>>): Promise<T> {
+    const { result, region, events } = await this.db.transaction(async (m) => {
+      const { result, announce } = await change(m);
+      return { result, ...(await this.record(m, scope, announce)) };
+    });
+    if (region) await this.outbox.publish(region, events);
+    return result;
+  }
+
+  private async record(m: EntityManager, scope: SuppressionScope, entries: Suppression[]): Promise<{ region: string | null; events: HeraldEvent[] }> {
+    if (!entries.length) return { region: null, events: [] };
+    const region = scope.homeRegion ?? (await this.repository.teamHomeRegion(scope.teamId, m));
+    if (!region) {
+      this.logger.error(`team ${scope.teamId} has no home region: its ${scope.type} events are not recorded`);
+      return { region: null, events: [] };
     }
-    if (!region) return;
-    for (const entry of entries) {
-      const event = suppressionEvent(type, entry);
-      try {
-        await this.events.publish(region, event);
-      } catch (error) {
-        this.logger.error(`could not publish ${type} ${event.id} for suppression ${entry.id}: ${String(error)}`);
-      }
-    }
+    const events = entries.map((entry) => suppressionEvent(scope.type, entry));
+    await this.outbox.record(m, region, events);
+    return { region, events };
   }
 }

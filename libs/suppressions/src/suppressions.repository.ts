@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { keysetPage } from '@herald/database';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Suppression, SuppressionOrigin, SuppressionPage } from './suppression.types';
 
 interface SuppressionRow {
@@ -15,22 +15,25 @@ interface SuppressionRow {
 
 const COLUMNS = 'id, team_id, email, origin, source_id, reason, created_at';
 
-/** A team's suppression list. Every method takes the team first; emails are passed lowercased. */
+/**
+ * A team's suppression list. Every method takes the team first; emails are passed lowercased.
+ * The writes take the transaction to run in (`m`), where their events are recorded too.
+ */
 @Injectable()
 export class SuppressionsRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Inserts a manual entry unless the address is listed already; `created` says which happened. */
-  async addManual(teamId: string, id: string, email: string): Promise<{ entry: Suppression; created: boolean }> {
-    const inserted: SuppressionRow[] = await this.db.query(
+  async addManual(teamId: string, id: string, email: string, m: EntityManager = this.db.manager): Promise<{ entry: Suppression; created: boolean }> {
+    const inserted: SuppressionRow[] = await m.query(
       `INSERT INTO suppressions (id, team_id, email, origin) VALUES ($1, $2, $3, 'manual')
        ON CONFLICT (team_id, email) DO NOTHING RETURNING ${COLUMNS}`,
       [id, teamId, email],
     );
     if (inserted.length) return { entry: toSuppression(inserted[0]), created: true };
-    const existing = await this.getByEmail(teamId, email);
+    const existing = await this.getByEmail(teamId, email, m);
     // Removed between the two statements: try once more (it will insert).
-    return existing ? { entry: existing, created: false } : this.addManual(teamId, id, email);
+    return existing ? { entry: existing, created: false } : this.addManual(teamId, id, email, m);
   }
 
   /** Inserts or re-suppresses (a later bounce or complaint takes over origin, source and reason). */
@@ -41,8 +44,9 @@ export class SuppressionsRepository {
     origin: SuppressionOrigin,
     sourceId: string | null,
     reason: string | null,
+    m: EntityManager = this.db.manager,
   ): Promise<{ entry: Suppression; created: boolean }> {
-    const rows: (SuppressionRow & { inserted: boolean })[] = await this.db.query(
+    const rows: (SuppressionRow & { inserted: boolean })[] = await m.query(
       `INSERT INTO suppressions (id, team_id, email, origin, source_id, reason) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (team_id, email) DO UPDATE SET origin = excluded.origin, source_id = excluded.source_id, reason = excluded.reason
        RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
@@ -56,8 +60,8 @@ export class SuppressionsRepository {
     return rows.length ? toSuppression(rows[0]) : null;
   }
 
-  async getByEmail(teamId: string, email: string): Promise<Suppression | null> {
-    const rows: SuppressionRow[] = await this.db.query(`SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND email = $2`, [
+  async getByEmail(teamId: string, email: string, m: EntityManager = this.db.manager): Promise<Suppression | null> {
+    const rows: SuppressionRow[] = await m.query(`SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND email = $2`, [
       teamId,
       email,
     ]);
@@ -65,10 +69,10 @@ export class SuppressionsRepository {
   }
 
   /** Deletes the entries with these ids, or these emails; answers the deleted ones. */
-  async deleteMany(teamId: string, by: { ids: string[] } | { emails: string[] }): Promise<Suppression[]> {
+  async deleteMany(teamId: string, by: { ids: string[] } | { emails: string[] }, m: EntityManager = this.db.manager): Promise<Suppression[]> {
     const [column, values] = 'ids' in by ? ['id', by.ids] : ['email', by.emails];
     if (!values.length) return [];
-    const result: unknown = await this.db.query(
+    const result: unknown = await m.query(
       `DELETE FROM suppressions WHERE team_id = $1 AND ${column} = ANY($2::${column === 'id' ? 'uuid' : 'text'}[]) RETURNING ${COLUMNS}`,
       [teamId, values],
     );
@@ -88,8 +92,8 @@ export class SuppressionsRepository {
   }
 
   /** The region the team's events go to. */
-  async teamHomeRegion(teamId: string): Promise<string | null> {
-    const rows: { home_region: string }[] = await this.db.query(`SELECT home_region FROM teams WHERE id = $1`, [teamId]);
+  async teamHomeRegion(teamId: string, m: EntityManager = this.db.manager): Promise<string | null> {
+    const rows: { home_region: string }[] = await m.query(`SELECT home_region FROM teams WHERE id = $1`, [teamId]);
     return rows[0]?.home_region ?? null;
   }
 

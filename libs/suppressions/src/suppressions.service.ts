@@ -28,29 +28,35 @@ export class SuppressionsService {
   /** Adds an address by hand; an address listed already is answered as it is (no event). */
   async add(teamId: string, body: unknown, homeRegion?: string) {
     const email = validateAddSuppression(body);
-    const { entry, created } = await this.repository.addManual(teamId, newId(), email);
-    if (created) await this.events.publish('suppression.added', [entry], homeRegion);
+    const entry = await this.events.change({ type: 'suppression.added', teamId, homeRegion }, async (m) => {
+      const { entry, created } = await this.repository.addManual(teamId, newId(), email, m);
+      return { result: entry, announce: created ? [entry] : [] };
+    });
     return presentSuppression(entry);
   }
 
   async addMany(teamId: string, body: unknown, homeRegion?: string) {
     const emails = validateBatchAdd(body);
-    const entries: Suppression[] = [];
-    const added: Suppression[] = [];
-    for (const email of emails) {
-      const { entry, created } = await this.repository.addManual(teamId, newId(), email);
-      entries.push(entry);
-      if (created) added.push(entry);
-    }
-    await this.events.publish('suppression.added', added, homeRegion);
+    const entries = await this.events.change({ type: 'suppression.added', teamId, homeRegion }, async (m) => {
+      const all: Suppression[] = [];
+      const added: Suppression[] = [];
+      for (const email of emails) {
+        const { entry, created } = await this.repository.addManual(teamId, newId(), email, m);
+        all.push(entry);
+        if (created) added.push(entry);
+      }
+      return { result: all, announce: added };
+    });
     return { data: entries.map(presentSuppression) };
   }
 
   /** Removes by emails or ids; what is not on the list is left out of the answer. */
   async removeMany(teamId: string, body: unknown, homeRegion?: string) {
     const by = validateBatchRemove(body);
-    const removed = await this.repository.deleteMany(teamId, by);
-    await this.events.publish('suppression.removed', removed, homeRegion);
+    const removed = await this.events.change({ type: 'suppression.removed', teamId, homeRegion }, async (m) => {
+      const deleted = await this.repository.deleteMany(teamId, by, m);
+      return { result: deleted, announce: deleted };
+    });
     return { data: removed.map(presentDeletedSuppression) };
   }
 
@@ -66,9 +72,12 @@ export class SuppressionsService {
 
   async remove(teamId: string, idOrEmail: string, homeRegion?: string) {
     const key = identifier(idOrEmail);
-    const [removed] = await this.repository.deleteMany(teamId, 'id' in key ? { ids: [key.id] } : { emails: [key.email] });
+    const by = 'id' in key ? { ids: [key.id] } : { emails: [key.email] };
+    const [removed] = await this.events.change({ type: 'suppression.removed', teamId, homeRegion }, async (m) => {
+      const deleted = await this.repository.deleteMany(teamId, by, m);
+      return { result: deleted, announce: deleted };
+    });
     if (!removed) throw notFound();
-    await this.events.publish('suppression.removed', [removed], homeRegion);
     return presentDeletedSuppression(removed);
   }
 
@@ -93,9 +102,10 @@ export class SuppressionsService {
     const address = normalizeSuppressedAddress(email);
     if (!address) throw new HeraldError('validation_error', `Cannot suppress ${JSON.stringify(email)}: not an email address.`);
     if (sourceId !== null && !isUuid(sourceId)) throw new HeraldError('validation_error', 'The source id must be a valid UUID.');
-    const { entry } = await this.repository.upsert(teamId, newId(), address, origin, sourceId, reason);
-    await this.events.publish('suppression.added', [entry]);
-    return entry;
+    return this.events.change({ type: 'suppression.added', teamId }, async (m) => {
+      const { entry } = await this.repository.upsert(teamId, newId(), address, origin, sourceId, reason, m);
+      return { result: entry, announce: [entry] };
+    });
   }
 
   private async find(teamId: string, idOrEmail: string): Promise<Suppression> {

@@ -1,15 +1,25 @@
+import type { EntityManager } from 'typeorm';
 import { Domain } from '../domain.types';
+
+/** What a listener does once the transaction it recorded in has committed (publish an event). */
+export type AfterCommit = () => Promise<void> | void;
 
 /**
  * Who hears about verification results, so that the domains service can publish
  * `domain.updated` and activate DKIM keys without the verifier depending on it. Provide it under
- * DOMAIN_STATUS_LISTENER (see DomainVerificationModule.forRoot). Failures are logged, never
- * undo the saved verification.
+ * DOMAIN_STATUS_LISTENER (see DomainVerificationModule.forRoot).
  */
 export interface DomainStatusListener {
-  /** The domain's status changed; `domain` is as saved. */
-  statusChanged(domain: Domain): Promise<void> | void;
-  /** Every check of a domain ends here: its DKIM keys' `dns_status` has just been saved. */
+  /**
+   * The domain's status changed; `domain` is as saved. Called in `m`, the transaction that saves
+   * it, so that what the listener records (its event) commits with the status or not at all: a
+   * throw rolls the save back. What it answers runs after the commit.
+   */
+  statusChanged(domain: Domain, m: EntityManager): Promise<AfterCommit | void> | AfterCommit | void;
+  /**
+   * Every check of a domain ends here: its DKIM keys' `dns_status` has just been saved. Failures
+   * are logged, never undo the saved verification.
+   */
   dkimKeysChecked(domainId: string): Promise<void> | void;
 }
 

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError } from '@herald/core';
 import { DmarcReport, Domain, DomainRecord, DomainStatus, RecordStatus } from '../domain.types';
 import { DomainsRepository, VerificationResult } from '../domains.repository';
 import { DmarcInspector } from './dmarc';
-import { DOMAIN_STATUS_LISTENER, DomainStatusListener } from './domain-status.listener';
+import { AfterCommit, DOMAIN_STATUS_LISTENER, DomainStatusListener } from './domain-status.listener';
 import { RecordChecker } from './record-checker';
 import { absentStatus, decideStatus, nextCheckDelayMs, windowStart } from './verification-policy';
 
@@ -61,7 +61,11 @@ export class DomainVerifier {
     return this.outcome(domain, domain.status, await this.evaluate(domain, now), now);
   }
 
-  /** Checks the domain now, saves what was found with its next check time, and tells the listener. */
+  /**
+   * Checks the domain now, saves what was found with its next check time, and tells the
+   * listener: of a status change in the saving transaction (its event commits with the status),
+   * then of the checked DKIM keys.
+   */
   async verify(domainId: string): Promise<VerificationOutcome> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const domain = await this.domains.getById(domainId);
@@ -74,12 +78,13 @@ export class DomainVerifier {
         // A rotation or a PATCH rebuilt the records meanwhile: check what is there now instead.
         if (!sameRecords(current.records, domain.records)) return null;
         await this.domains.saveVerification(domainId, result, m);
-        return current;
+        const outcome = this.outcome(current, current.status, result, now);
+        return { outcome, afterCommit: await this.statusChanged(outcome, m) };
       });
       if (!saved) continue;
-      const outcome = this.outcome(saved, saved.status, result, now);
-      await this.tell(outcome);
-      return outcome;
+      await this.announce(saved.outcome, saved.afterCommit);
+      await this.tellDkimKeysChecked(saved.outcome);
+      return saved.outcome;
     }
     await this.domains.setNextCheck([domainId], new Date());
     throw new Error(`the records of domain ${domainId} kept changing while being checked; it is due again`);
@@ -127,20 +132,29 @@ export class DomainVerifier {
     };
   }
 
-  /** DKIM keys first (activation may rebuild the records), then the status change. */
-  private async tell(outcome: VerificationOutcome): Promise<void> {
+  /** In the saving transaction: a throw (the event could not be recorded) rolls the save back. */
+  private async statusChanged(outcome: VerificationOutcome, m: EntityManager): Promise<AfterCommit | null> {
+    if (!this.listener || !outcome.changed) return null;
+    const afterCommit = await this.listener.statusChanged(outcome.domain, m);
+    return typeof afterCommit === 'function' ? afterCommit : null;
+  }
+
+  private async announce(outcome: VerificationOutcome, afterCommit: AfterCommit | null): Promise<void> {
+    if (!afterCommit) return;
+    try {
+      await afterCommit();
+    } catch (error) {
+      const { domain, previousStatus, status } = outcome;
+      this.logger.error(`status change of ${domain.name} (${previousStatus} → ${status}) not announced: ${(error as Error).message}`);
+    }
+  }
+
+  private async tellDkimKeysChecked({ domain }: VerificationOutcome): Promise<void> {
     if (!this.listener) return;
-    const { domain } = outcome;
     try {
       await this.listener.dkimKeysChecked(domain.id);
     } catch (error) {
       this.logger.error(`DKIM key activation for ${domain.name} failed: ${(error as Error).message}`);
-    }
-    if (!outcome.changed) return;
-    try {
-      await this.listener.statusChanged(domain);
-    } catch (error) {
-      this.logger.error(`status change of ${domain.name} (${outcome.previousStatus} → ${outcome.status}) not announced: ${(error as Error).message}`);
     }
   }
 }
