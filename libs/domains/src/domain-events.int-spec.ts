@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Test, TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { BusModule, ResourceEventOutbox } from '@herald/bus';
-import { ConfigModule } from '@herald/config';
-import { DatabaseModule } from '@herald/database';
-import { IsolatedConfig, isolatedConfig } from '@herald/testing';
+import { ResourceEventOutbox } from '@herald/bus';
 import { NatsProbe } from '../../../test/support/nats-probe';
+import { OutboxWorld, startOutboxWorld } from '../../../test/support/outbox-world';
 import { DomainsModule } from './domains.module';
 import { DomainsRepository } from './domains.repository';
 import { DomainsService } from './domains.service';
@@ -21,8 +18,7 @@ interface OutboxRow {
 
 /** Domain events go through the resource event outbox: recorded with the change, then published. */
 describe('domain events (Postgres, NATS)', () => {
-  let isolated: IsolatedConfig;
-  let moduleRef: TestingModule;
+  let world: OutboxWorld;
   let service: DomainsService;
   let repository: DomainsRepository;
   let outbox: ResourceEventOutbox;
@@ -40,27 +36,17 @@ describe('domain events (Postgres, NATS)', () => {
   const refuseToRecord = () => jest.spyOn(outbox, 'record').mockRejectedValueOnce(new Error('outbox unavailable'));
 
   beforeAll(async () => {
-    isolated = await isolatedConfig();
-    moduleRef = await Test.createTestingModule({
-      imports: [ConfigModule.forRoot(isolated.config), DatabaseModule, BusModule, DomainsModule],
-    }).compile();
-    await moduleRef.init();
-    service = moduleRef.get(DomainsService);
-    repository = moduleRef.get(DomainsRepository);
-    outbox = moduleRef.get(ResourceEventOutbox);
-    db = moduleRef.get(DataSource);
-    probe = await NatsProbe.open(isolated.config);
+    world = await startOutboxWorld([DomainsModule]);
+    ({ outbox, db, probe } = world);
+    service = world.moduleRef.get(DomainsService);
+    repository = world.moduleRef.get(DomainsRepository);
     teamId = randomUUID();
     await db.query(`INSERT INTO teams (id, name, home_region, plan) VALUES ($1, 'Team', 'us-east-1', 'free')`, [teamId]);
   });
 
   afterEach(() => jest.restoreAllMocks());
 
-  afterAll(async () => {
-    await probe?.close();
-    await moduleRef?.close();
-    await isolated?.cleanup();
-  });
+  afterAll(() => world?.close());
 
   it('records domain.created, domain.updated and domain.deleted in the outbox, publishes them and marks them published', async () => {
     const created = await service.create(owner(), { name: name(), region: 'eu-west-1' });

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Test, TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { BusModule, ResourceEventOutbox } from '@herald/bus';
-import { ConfigModule } from '@herald/config';
-import { DatabaseModule } from '@herald/database';
-import { IsolatedConfig, isolatedConfig } from '@herald/testing';
+import { ResourceEventOutbox } from '@herald/bus';
 import { NatsProbe } from '../../../test/support/nats-probe';
+import { OutboxWorld, startOutboxWorld } from '../../../test/support/outbox-world';
 import { SuppressionsModule } from './suppressions.module';
 import { SuppressionsService } from './suppressions.service';
 
@@ -19,8 +16,7 @@ interface OutboxRow {
 
 /** Suppression events go through the resource event outbox: recorded with the change, then published. */
 describe('suppression events (Postgres, NATS)', () => {
-  let isolated: IsolatedConfig;
-  let moduleRef: TestingModule;
+  let world: OutboxWorld;
   let service: SuppressionsService;
   let outbox: ResourceEventOutbox;
   let db: DataSource;
@@ -33,26 +29,16 @@ describe('suppression events (Postgres, NATS)', () => {
   const refuseToRecord = () => jest.spyOn(outbox, 'record').mockRejectedValueOnce(new Error('outbox unavailable'));
 
   beforeAll(async () => {
-    isolated = await isolatedConfig();
-    moduleRef = await Test.createTestingModule({
-      imports: [ConfigModule.forRoot(isolated.config), DatabaseModule, BusModule, SuppressionsModule],
-    }).compile();
-    await moduleRef.init();
-    service = moduleRef.get(SuppressionsService);
-    outbox = moduleRef.get(ResourceEventOutbox);
-    db = moduleRef.get(DataSource);
-    probe = await NatsProbe.open(isolated.config);
+    world = await startOutboxWorld([SuppressionsModule]);
+    ({ outbox, db, probe } = world);
+    service = world.moduleRef.get(SuppressionsService);
     teamId = randomUUID();
     await db.query(`INSERT INTO teams (id, name, home_region, plan) VALUES ($1, 'Team', 'eu-west-1', 'free')`, [teamId]);
   });
 
   afterEach(() => jest.restoreAllMocks());
 
-  afterAll(async () => {
-    await probe?.close();
-    await moduleRef?.close();
-    await isolated?.cleanup();
-  });
+  afterAll(() => world?.close());
 
   it("records suppression.added and suppression.removed in the outbox for the team's home region, publishes them and marks them published", async () => {
     const [one, two] = [address('one'), address('two')];

@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Test, TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { ConfigModule } from '@herald/config';
 import { newId } from '@herald/core';
-import { DatabaseModule } from '@herald/database';
-import { IsolatedConfig, isolatedConfig } from '@herald/testing';
 import { NatsProbe } from '../../../../test/support/nats-probe';
-import { BusModule } from '../bus.module';
+import { OutboxWorld, startOutboxWorld } from '../../../../test/support/outbox-world';
 import { ResourceEventOutbox } from './resource-event-outbox';
 import { ResourceEventsModule } from './resource-events.module';
 
 /** The outbox on the machine's Postgres and NATS: what a publisher that died left behind is relayed. */
 describe('ResourceEventOutbox (Postgres, NATS)', () => {
-  let isolated: IsolatedConfig;
-  let moduleRef: TestingModule;
+  let world: OutboxWorld;
   let outbox: ResourceEventOutbox;
   let db: DataSource;
   let probe: NatsProbe;
@@ -32,24 +27,14 @@ describe('ResourceEventOutbox (Postgres, NATS)', () => {
   };
 
   beforeAll(async () => {
-    isolated = await isolatedConfig();
-    moduleRef = await Test.createTestingModule({
-      imports: [ConfigModule.forRoot(isolated.config), DatabaseModule, BusModule, ResourceEventsModule],
-    }).compile();
-    await moduleRef.init();
-    outbox = moduleRef.get(ResourceEventOutbox);
-    db = moduleRef.get(DataSource);
-    probe = await NatsProbe.open(isolated.config);
+    world = await startOutboxWorld([ResourceEventsModule]);
+    ({ outbox, db, probe } = world);
   });
 
-  afterAll(async () => {
-    await probe?.close();
-    await moduleRef?.close();
-    await isolated?.cleanup();
-  });
+  afterAll(() => world?.close());
 
   it('relays an event of its region left unpublished for more than 10 s, once', async () => {
-    const region = isolated.config.HERALD_REGION;
+    const region = world.isolated.config.HERALD_REGION;
     const lost = await leftBehind(region, 11_000);
     const recent = await leftBehind(region, 0);
 
@@ -67,14 +52,14 @@ describe('ResourceEventOutbox (Postgres, NATS)', () => {
   });
 
   it("leaves another region's events to that region's processes", async () => {
-    const other = isolated.config.HERALD_REGIONS.find((r) => r !== isolated.config.HERALD_REGION)!;
+    const other = world.isolated.config.HERALD_REGIONS.find((r) => r !== world.isolated.config.HERALD_REGION)!;
     const lost = await leftBehind(other, 11_000);
     expect(await outbox.relayOnce()).toBe(0);
     expect(await publishedAt(lost.id)).toBeNull();
   });
 
   it('publishes recorded events after the commit and marks them published in a batch', async () => {
-    const region = isolated.config.HERALD_REGION;
+    const region = world.isolated.config.HERALD_REGION;
     const event = { id: newId(), type: 'domain.updated', created_at: new Date().toISOString(), team_id: randomUUID(), data: { id: 'd' } };
     await db.transaction((m) => outbox.record(m, region, [event]));
     await db.transaction((m) => outbox.record(m, region, [event])); // recording it again is a no-op
