@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ResourceEventOutbox } from '@herald/bus';
+import { eventually } from '@herald/testing';
 import { NatsProbe } from '../../../test/support/nats-probe';
 import { OutboxWorld, startOutboxWorld } from '../../../test/support/outbox-world';
 import { DomainsModule } from './domains.module';
@@ -84,15 +85,3 @@ describe('domain events (Postgres, NATS)', () => {
     expect((await outboxRows(created.id)).map((r) => r.type)).toEqual(['domain.created']);
   });
 });
-
-async function eventually(check: () => Promise<void>, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ResourceEventOutbox } from '@herald/bus';
+import { eventually } from '@herald/testing';
 import { NatsProbe } from '../../../test/support/nats-probe';
 import { OutboxWorld, startOutboxWorld } from '../../../test/support/outbox-world';
 import { SuppressionsModule } from './suppressions.module';
@@ -86,15 +87,3 @@ describe('suppression events (Postgres, NATS)', () => {
     expect((await outboxRows(email)).map((r) => r.type)).toEqual(['suppression.added']);
   });
 });
-
-async function eventually(check: () => Promise<void>, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}

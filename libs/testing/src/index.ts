@@ -2,3 +2,4 @@ export * from './test-config';
 export * from './cleanup';
 export * from './dns-server';
 export * from './mx-sink';
+export * from './eventually';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { newId } from '@herald/core';
+import { eventually } from '@herald/testing';
 import { NatsProbe } from '../../../../test/support/nats-probe';
 import { OutboxWorld, startOutboxWorld } from '../../../../test/support/outbox-world';
 import { ResourceEventOutbox } from './resource-event-outbox';
@@ -68,15 +69,3 @@ describe('ResourceEventOutbox (Postgres, NATS)', () => {
     await eventually(async () => expect(await publishedAt(event.id)).toBeInstanceOf(Date));
   });
 });
-
-async function eventually(check: () => Promise<void>, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
