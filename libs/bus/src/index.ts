@@ -14,3 +14,4 @@ export * from './jetstream.server';
 export * from './bus.module';
 export { ResourceEventOutbox } from './resource-events/resource-event-outbox';
 export { ResourceEventsModule } from './resource-events/resource-events.module';
+export * from './outbox-publisher';

@@ -1,50 +1,54 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CONFIG, HeraldConfig } from '@herald/config';
-import { DebouncedBatch, PeriodicJob } from '@herald/core';
 import { EventPublisher, type HeraldEvent } from '../event-publisher';
+import { OutboxPublisher, RELAY_AFTER_MS, RELAY_BATCH } from '../outbox-publisher';
 import { ResourceEventsRepository } from './resource-events.repository';
 
-const CONFIRM_FLUSH_MS = 100;
-/** An event unpublished for this long lost its publisher (a crash between commit and publish). */
-const RELAY_AFTER_MS = 10_000;
-const RELAY_INTERVAL_MS = 5_000;
-const RELAY_BATCH = 500;
+/** An event and the region whose stream it goes to. */
+interface RegionEvent {
+  region: string;
+  event: HeraldEvent;
+}
 
 /**
  * The transactional outbox of the events of domains and suppressions (the email events have
- * their own, in the delivery engine). A change records its events in its own transaction, so
- * the fact and its event commit together or not at all; they are published after the commit
- * and marked published in batches. Each region's processes relay that region's events left
+ * their own table, in the delivery engine; both publish through OutboxPublisher). A change
+ * records its events in its own transaction, so the fact and its event commit together or not
+ * at all; they are published after the commit and marked published in batches. Each region's processes relay that region's events left
  * unpublished (the publisher crashed or NATS was down). The event id is the Nats-Msg-Id, and
  * consumers key on it, so relaying an event that had in fact been published is harmless.
  */
 @Injectable()
 export class ResourceEventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(ResourceEventOutbox.name);
-  private readonly confirmations = new DebouncedBatch<string>(CONFIRM_FLUSH_MS, (ids) => this.markPublished(ids));
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly relay = new PeriodicJob(
-    () => this.relayPass(),
-    () => RELAY_INTERVAL_MS,
-    (error) => this.logger.warn(`resource event relay failed: ${error.message}`),
-  );
+  private readonly region: string;
+  private readonly outbox: OutboxPublisher<RegionEvent>;
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(CONFIG) config: HeraldConfig,
     private readonly db: DataSource,
     private readonly repository: ResourceEventsRepository,
-    private readonly publisher: EventPublisher,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.relay.start();
+    publisher: EventPublisher,
+  ) {
+    this.region = config.HERALD_REGION;
+    const logger = new Logger(ResourceEventOutbox.name);
+    this.outbox = new OutboxPublisher<RegionEvent>(
+      {
+        publish: ({ region, event }) => publisher.publish(region, event),
+        describe: ({ event }) => event,
+        markPublished: (ids) => repository.markPublished(ids),
+        relay: (publishAll) => this.relayPass(publishAll, logger),
+      },
+      logger,
+    );
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.relay.stop();
-    await Promise.allSettled([...this.inFlight]);
-    await this.confirmations.close();
+  onApplicationBootstrap(): void {
+    this.outbox.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.outbox.close();
   }
 
   /** Records events for the region's stream in the caller's transaction `m`. */
@@ -58,49 +62,24 @@ export class ResourceEventOutbox implements OnApplicationBootstrap, OnModuleDest
    * stream (as they did before the outbox); shutdown waits for it either way.
    */
   publish(region: string, events: HeraldEvent[]): Promise<void> {
-    if (!events.length) return Promise.resolve();
-    const work = this.publishAll(region, events)
-      .then((acked) => acked.forEach((id) => this.confirmations.add(id)))
-      .finally(() => this.inFlight.delete(work));
-    this.inFlight.add(work);
-    return work;
+    return this.outbox.publish(events.map((event) => ({ region, event })));
   }
 
   /** One relay pass now (tests); answers how many events it published. */
   relayOnce(): Promise<number> {
-    return this.relay.runOnce();
+    return this.outbox.relayOnce();
   }
 
   /** Holds the claimed rows locked while publishing them, so that another relay skips them. */
-  private relayPass(): Promise<number> {
-    const region = this.config.HERALD_REGION;
+  private relayPass(publishAll: (events: RegionEvent[]) => Promise<string[]>, logger: Logger): Promise<number> {
+    // Each region's processes relay that region's rows.
     return this.db.transaction(async (m) => {
-      const due = await this.repository.claimUnpublished(m, region, RELAY_AFTER_MS, RELAY_BATCH);
+      const due = await this.repository.claimUnpublished(m, this.region, RELAY_AFTER_MS, RELAY_BATCH);
       if (!due.length) return 0;
-      const acked = await this.publishAll(region, due);
+      const acked = await publishAll(due.map((event) => ({ region: this.region, event })));
       await this.repository.markPublished(acked, m);
-      this.logger.log(`relayed ${acked.length} of ${due.length} unpublished resource event(s)`);
+      logger.log(`relayed ${acked.length} of ${due.length} unpublished resource event(s)`);
       return acked.length;
     });
-  }
-
-  /** Answers the ids of the events the stream acknowledged. */
-  private async publishAll(region: string, events: HeraldEvent[]): Promise<string[]> {
-    const results = await Promise.allSettled(events.map((e) => this.publisher.publish(region, e)));
-    return events.flatMap((event, i) => {
-      const result = results[i];
-      if (result.status === 'fulfilled') return [event.id];
-      this.logger.warn(`publish of ${event.type} ${event.id} failed; the relay will retry: ${String(result.reason)}`);
-      return [];
-    });
-  }
-
-  private async markPublished(ids: string[]): Promise<void> {
-    try {
-      await this.repository.markPublished(ids);
-    } catch (error) {
-      // The relay publishes them again; consumers dedupe by event id.
-      this.logger.warn(`could not mark ${ids.length} resource events published: ${(error as Error).message}`);
-    }
   }
 }
