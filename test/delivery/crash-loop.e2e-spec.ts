@@ -28,6 +28,8 @@ interface Kill {
   at: number;
   /** Recipients claimed by the dead process and not yet recorded ('sending'), read once it is gone. */
   sending: Set<string>;
+  /** When the next process was started: what reached an MX before was sent by a dead process. */
+  restartAt: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -160,7 +162,9 @@ describe('herald all: SIGKILL at random moments, 20 times', () => {
       current.child.kill('SIGKILL');
       await current.exited;
       const { rows } = await db.query<{ address: string }>(`SELECT address FROM email_recipients WHERE status = 'sending'`);
-      kills.push({ at, sending: new Set(rows.map((r) => r.address)) });
+      // The MX sinks run in this process: let them take in what the dead process had written.
+      await sleep(250);
+      kills.push({ at, sending: new Set(rows.map((r) => r.address)), restartAt: Date.now() });
     }
     loading = false;
     await load;
@@ -198,17 +202,17 @@ describe('herald all: SIGKILL at random moments, 20 times', () => {
     }
     const duplicates = [...receipts].filter(([, times]) => times.length > 1);
     // A copy is explained when its transaction was open at a kill: the dead process had claimed
-    // the recipient and not recorded an outcome, the MX had the data before the kill (the slow MX
-    // answers SLOW_MS after it), and the next copy went out after that kill, from a new process.
+    // the recipient and not recorded an outcome, the copy reached the MX before the next process
+    // started (the slow MX answers SLOW_MS after the data), and the next copy came after that.
     const dataAt = (address: string, at: number) => (address.endsWith(`@${SLOW}`) ? at - SLOW_MS : at);
     const explained = (address: string, times: number[]) =>
       times.slice(0, -1).every((at, i) =>
-        kills.some((kill) => kill.sending.has(address) && dataAt(address, at) <= kill.at && dataAt(address, times[i + 1]) > kill.at),
+        kills.some((kill) => kill.sending.has(address) && dataAt(address, at) <= kill.restartAt && dataAt(address, times[i + 1]) >= kill.restartAt),
       );
     const unexplained = duplicates.filter(([address, times]) => !explained(address, times));
     // Recipients whose transaction was open at some kill: claimed and unrecorded, data at the MX.
     const openTotal = [...receipts].filter(([address, times]) =>
-      kills.some((kill) => kill.sending.has(address) && times.some((at) => dataAt(address, at) <= kill.at)),
+      kills.some((kill) => kill.sending.has(address) && times.some((at) => dataAt(address, at) <= kill.restartAt)),
     ).length;
     const strangers = [...receipts.keys()].filter((a) => !attempted.has(a));
 
@@ -233,5 +237,23 @@ describe('herald all: SIGKILL at random moments, 20 times', () => {
     expect(strangers).toEqual([]);
     // Every accepted email reached its MX (the sinks accept everything).
     expect([...accepted.values()].filter((to) => !receipts.has(to))).toEqual([]);
+
+    // And the customer hears it once: one email.sent and one email.delivered per email, last_event
+    // delivered, every event on the events stream (the outbox relay publishes what a kill left).
+    const history = async () =>
+      (
+        await db.query<{ id: string; last_event: string; sent: string; delivered: string; unpublished: string }>(
+          `SELECT e.id, e.last_event,
+                  count(*) FILTER (WHERE v.type = 'email.sent') AS sent,
+                  count(*) FILTER (WHERE v.type = 'email.delivered') AS delivered,
+                  count(*) FILTER (WHERE v.published_at IS NULL) AS unpublished
+             FROM emails e LEFT JOIN email_events v ON v.email_id = e.id
+            WHERE e.id = ANY($1::uuid[]) GROUP BY e.id`,
+          [ids],
+        )
+      ).rows.filter((r) => r.last_event !== 'delivered' || r.sent !== '1' || r.delivered !== '1' || r.unpublished !== '0');
+    let wrong = await history();
+    await waitUntil('every event published', async () => (wrong = await history()).length === 0, 40_000, 500).catch(() => undefined);
+    expect(wrong).toEqual([]);
   });
 });
