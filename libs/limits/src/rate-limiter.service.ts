@@ -61,9 +61,9 @@ return { 1, remaining, math.ceil(newTat - now) }
 /**
  * The team rate limit, shared by every process and region through Redis. While Redis is
  * unreachable each process limits on its own (LocalRateLimiter) to LIMITS_FALLBACK_SHARE of the
- * team's limit, rather than refusing everything or letting everything through: Stripe's limiters
- * fail open, and Postfix carries on when its anvil rate server is away; here the local share
- * keeps the total near the limit. `limit` in the returned state is the one applied.
+ * team's limit, rather than refusing all mail (Postfix's smtpd applies its anvil limits only
+ * when anvil answers) or letting everything through: the local share keeps the total near the
+ * limit. `limit` in the returned state is the one applied.
  */
 @Injectable()
 export class RateLimiter {
