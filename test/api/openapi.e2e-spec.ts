@@ -52,8 +52,8 @@ const REQUEST_BODIES: Record<string, string> = {
 };
 const KEY_ERRORS = [401, 403, 429];
 const ERROR_STATUSES: Record<string, number[]> = {
-  'post /emails': [...KEY_ERRORS, 400, 409, 413, 422],
-  'post /emails/batch': [...KEY_ERRORS, 400, 409, 413, 422],
+  'post /emails': [...KEY_ERRORS, 400, 409, 413, 422, 503],
+  'post /emails/batch': [...KEY_ERRORS, 400, 409, 413, 422, 503],
   'get /emails': [...KEY_ERRORS, 422],
   'get /emails/{id}': [...KEY_ERRORS, 404, 422],
   'patch /emails/{id}': [...KEY_ERRORS, 404, 422],

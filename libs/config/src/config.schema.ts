@@ -110,6 +110,8 @@ export const configSchema = z
     DATABASE_POOL_SIZE: int(1, 500).default(20),
     REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().max(64).default('herald:'),
+    /** A Redis command not answered within this long counts Redis as unreachable (fail fast, no hang). */
+    REDIS_COMMAND_TIMEOUT_MS: int(10, 10_000).default(250),
     NATS_URL: list(url(['nats:', 'tls:'])).default(['nats://127.0.0.1:4222']),
     NATS_NAMESPACE: z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be lowercase letters, digits or _').default('herald'),
     NATS_REPLICAS: int(1, 5).default(1),
@@ -129,6 +131,12 @@ export const configSchema = z
     RATE_LIMIT_DEFAULT: int(1, 1_000_000).default(10),
     RATE_LIMIT_PLANS: planNumbers.default({}),
     FREE_DAILY_LIMIT: int(1, 1_000_000_000).default(100),
+    /**
+     * While Redis is unreachable, each process enforces rate limits and quotas alone, granting this
+     * share of a team's per-second limit and of a day's email budget (1 / processes serving the team
+     * keeps the total at the plan's figures).
+     */
+    LIMITS_FALLBACK_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
     IDEMPOTENCY_TTL_SECONDS: int(60, 7 * 86400).default(86400),
     API_KEY_CACHE_SECONDS: int(0, 3600).default(30),
 

@@ -4,7 +4,7 @@ import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isHeraldError, newId } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
 import { IdempotencyRecords, IdempotencyService, isIdempotencyConflict, Lease, Replay } from '@herald/idempotency';
-import { QuotaService } from '@herald/limits';
+import { QuotaService, Reservation } from '@herald/limits';
 import type { EmailEventRecord } from '@herald/delivery';
 import { MetricsService } from '@herald/observability';
 import { Dispatcher } from './dispatcher.service';
@@ -147,16 +147,12 @@ export class SendService {
     if (begun?.kind === 'replay') return begun.body;
     const lease = begun?.lease ?? null;
 
-    let reserved: { count: number; at: Date } | null = null;
+    let reserved: Reservation | null = null;
     try {
       const acceptance = validate();
       const rows = await this.route(sender, acceptance, source, key);
       const count = rows.reduce((n, r) => n + r.email.recipients.length, 0);
-      const at = new Date();
-      if (count > 0) {
-        await this.quota.reserve(sender.teamId, sender.plan, count, at);
-        reserved = { count, at };
-      }
+      if (count > 0) reserved = await this.quota.reserve(sender.teamId, sender.plan, count);
 
       const response = acceptance.respond(
         rows.map((r) => r.id),
@@ -164,7 +160,7 @@ export class SendService {
       );
       const { replay, events } = await this.persist(rows, lease && { lease, response });
       if (replay) {
-        if (reserved) await this.quota.release(sender.teamId, reserved.count, reserved.at);
+        if (reserved) await this.quota.release(sender.teamId, reserved);
         reserved = null;
         return replay.body;
       }
@@ -178,7 +174,7 @@ export class SendService {
       if (lease) await this.idempotency.complete(lease, 200, response);
       return response;
     } catch (error) {
-      if (reserved) await this.quota.release(sender.teamId, reserved.count, reserved.at).catch(() => undefined);
+      if (reserved) await this.quota.release(sender.teamId, reserved).catch(() => undefined);
       if (lease) await this.idempotency.abandon(lease).catch(() => undefined);
       throw error;
     }

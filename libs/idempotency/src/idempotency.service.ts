@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError } from '@herald/core';
-import { RedisService } from '@herald/redis';
+import { isRedisUnavailable, RedisService, RedisUnavailableError } from '@herald/redis';
 import { IdempotencyRecord, IdempotencyRecords } from './idempotency-records.repository';
 import { Begin, IdempotencyScope, Lease, Replay } from './idempotency.types';
 import { RegistryEntry, decodeEntry, encodeDone, encodeInFlight } from './registry-entry.codec';
@@ -17,6 +17,9 @@ export const IN_FLIGHT_TTL_MS = 60_000;
 
 const DIFFERENT_PAYLOAD = 'Same idempotency key used with a different request payload. Please use a new key.';
 const IN_PROGRESS = 'Another request with the same idempotency key is currently in progress. Please retry later.';
+const UNCHECKED =
+  'Idempotency keys cannot be checked right now, and this request was not processed. ' +
+  'Please retry with the same key after the number of seconds in the Retry-After header.';
 
 /**
  * The idempotency registry: one logical Redis shared by every region (the fast path and the
@@ -48,10 +51,13 @@ export class IdempotencyService {
    */
   async begin(scope: IdempotencyScope, requestHash: string): Promise<Begin> {
     const lease: Lease = { scope, requestHash, token: randomUUID() };
-    const existing = await claimScript.run(this.redis, [this.redisKey(scope)], [
-      encodeInFlight(requestHash, lease.token),
-      IN_FLIGHT_TTL_MS,
-    ]);
+    let existing: unknown;
+    try {
+      existing = await claimScript.run(this.redis, [this.redisKey(scope)], [encodeInFlight(requestHash, lease.token), IN_FLIGHT_TTL_MS]);
+    } catch (error) {
+      if (!isRedisUnavailable(error)) throw error;
+      return this.beginWithoutRedis(scope, requestHash);
+    }
     if (existing !== null) return answer(decodeEntry(String(existing)), requestHash);
 
     let record: IdempotencyRecord | null;
@@ -63,6 +69,18 @@ export class IdempotencyService {
     }
     if (!record) return { kind: 'proceed', lease };
     return this.replayRecord(lease, record);
+  }
+
+  /**
+   * Without Redis there is no lock, so nothing may proceed; but a committed record in Postgres is
+   * final, whoever holds the lock, so it is replayed (or a different payload refused with 409).
+   * A key with no committed record gets 503 with Retry-After: its first request may still be in
+   * flight, and a retry once Redis answers is either its replay or its one execution.
+   */
+  private async beginWithoutRedis(scope: IdempotencyScope, requestHash: string): Promise<Replay> {
+    const record = await this.records.find(scope.teamId, scope.endpoint, scope.key);
+    if (!record) throw new RedisUnavailableError('idempotency registry unreachable', UNCHECKED);
+    return answer({ state: 'done', requestHash: record.requestHash, statusCode: record.statusCode, body: record.response }, requestHash);
   }
 
   /**

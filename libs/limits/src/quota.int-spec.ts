@@ -69,6 +69,7 @@ describe('QuotaService (Redis)', () => {
       monthly: { used: 7, limit: 3_000, resetsAt: at('2031-04-01T00:00:00Z') },
       count: 3,
       reservedAt: now,
+      local: false,
     });
   });
 
@@ -127,7 +128,7 @@ describe('QuotaService (Redis)', () => {
     const early = await quota.reserve(team, 'free', 100, yesterday);
     await quota.reserve(team, 'free', 30, today);
 
-    await quota.release(team, early.count, early.reservedAt);
+    await quota.release(team, early);
     expect(await quota.usage(team, 'free', yesterday)).toMatchObject({ daily: { used: 0 }, monthly: { used: 30 } });
     expect(await quota.usage(team, 'free', today)).toMatchObject({ daily: { used: 30 }, monthly: { used: 30 } });
 
@@ -139,9 +140,9 @@ describe('QuotaService (Redis)', () => {
     const team = randomUUID();
     const now = at('2031-08-01T10:00:00Z');
     await quota.reserve(team, 'free', 2, now);
-    await quota.release(team, 5, now);
-    await quota.release(team, 5, at('2031-02-01T10:00:00Z'));
-    await quota.release(team, 0, now);
+    await quota.release(team, { count: 5, reservedAt: now, local: false });
+    await quota.release(team, { count: 5, reservedAt: at('2031-02-01T10:00:00Z'), local: false });
+    await quota.release(team, { count: 0, reservedAt: now, local: false });
     expect(await quota.usage(team, 'free', now)).toMatchObject({ daily: { used: 0 }, monthly: { used: 0 } });
     expect((await quota.usage(team, 'free', at('2031-02-01T10:00:00Z'))).monthly.used).toBe(0);
     const redis = east.get(RedisService);
@@ -186,7 +187,7 @@ describe('QuotaService (Redis)', () => {
       await other.cleanup();
     }
     await expect(quota.reserve(randomUUID(), 'free', 0)).rejects.toThrow(RangeError);
-    await expect(quota.release(randomUUID(), -1, new Date())).rejects.toThrow(RangeError);
+    await expect(quota.release(randomUUID(), { count: -1, reservedAt: new Date(), local: false })).rejects.toThrow(RangeError);
     await expect(quota.reserve(randomUUID(), 'enterprise' as PlanId, 1)).rejects.toThrow(RangeError);
   });
 });

@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { RedisScript, RedisService, integerReply } from '@herald/redis';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { isRedisUnavailable, RedisScript, RedisService, RedisUnavailableError, integerReply } from '@herald/redis';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError } from '@herald/core';
+import { LocalQuota } from './local-limits';
 import { Plan, PlanId, planById } from './plans';
 import { secondsUntil, utcDay, utcMonth, UtcPeriod } from './utc-period';
 
@@ -18,17 +19,29 @@ export interface QuotaUsage {
   monthly: QuotaCounter<number>;
 }
 
-/** A granted reservation: the counts after it, and what `release` needs to refund it. */
-export interface QuotaState extends QuotaUsage {
+/** What `release` needs to refund a reservation. */
+export interface Reservation {
   count: number;
   reservedAt: Date;
+  /**
+   * Granted by this process alone while Redis was unreachable (see QuotaService). The counts of
+   * its QuotaState are then this process's own grants of the day, not the team's.
+   */
+  local: boolean;
 }
+
+/** A granted reservation: the counts after it, and what `release` needs to refund it. */
+export interface QuotaState extends QuotaUsage, Reservation {}
 
 /**
  * Counters outlive their period by this much so that a process whose clock lags the others a
  * little, or a refund of a reservation made just before midnight, still finds its counter.
  */
 const KEY_MARGIN_SECONDS = 3600;
+
+const UNCHECKED =
+  'Email quotas cannot be checked right now, and nothing was sent. ' +
+  'Please retry after the number of seconds in the Retry-After header.';
 
 /**
  * KEYS[1] day counter, KEYS[2] month counter; ARGV[1] count, ARGV[2] daily limit (-1: none),
@@ -82,9 +95,17 @@ return 0
  * The period is chosen by the caller's clock (`now`): the counter keys must be named before the
  * script runs (Redis Cluster routes by declared keys), and a refund must hit the period the
  * reservation was made in, which `reservedAt` records.
+ *
+ * While Redis is unreachable, each process grants on its own (LocalQuota) up to
+ * LIMITS_FALLBACK_SHARE of a day's budget per team and UTC day (the daily cap, or a thirtieth of
+ * the monthly quota), and answers 503 `service_unavailable` beyond it: mail keeps flowing
+ * through a short outage, and what an outage can let past a quota stays bounded.
  */
 @Injectable()
 export class QuotaService {
+  private readonly logger = new Logger(QuotaService.name);
+  private readonly local = new LocalQuota();
+
   constructor(
     private readonly redis: RedisService,
     @Inject(CONFIG) private readonly config: HeraldConfig,
@@ -95,13 +116,19 @@ export class QuotaService {
     const limits = this.plan(plan);
     const day = utcDay(now);
     const month = utcMonth(now);
-    const reply = await RESERVE.run(this.redis, this.keys(teamId, day, month), [
-      count,
-      limits.dailyEmails ?? -1,
-      limits.monthlyEmails,
-      secondsUntil(day.end, now) + KEY_MARGIN_SECONDS,
-      secondsUntil(month.end, now) + KEY_MARGIN_SECONDS,
-    ]);
+    let reply: unknown;
+    try {
+      reply = await RESERVE.run(this.redis, this.keys(teamId, day, month), [
+        count,
+        limits.dailyEmails ?? -1,
+        limits.monthlyEmails,
+        secondsUntil(day.end, now) + KEY_MARGIN_SECONDS,
+        secondsUntil(month.end, now) + KEY_MARGIN_SECONDS,
+      ]);
+    } catch (error) {
+      if (!isRedisUnavailable(error)) throw error;
+      return this.reserveLocally(teamId, limits, count, now);
+    }
     const [verdict, dailyUsed, monthlyUsed] = integerReply(reply, 3);
     if (verdict === 2) {
       throw new HeraldError(
@@ -125,25 +152,41 @@ export class QuotaService {
       ...this.describe(limits, day, month, dailyUsed, monthlyUsed),
       count,
       reservedAt: now,
+      local: false,
     };
   }
 
   /**
-   * Gives back a reservation whose send failed, in the day and month it was made in. Call it once
-   * per reservation: counters are plain numbers and cannot tell a repeated refund apart. A count
-   * of 0 (nothing was reserved) is a no-op, so callers need not special-case it.
+   * Gives back a reservation whose send failed, in the day and month it was made in, where it was
+   * made (Redis or this process). Call it once per reservation: counters are plain numbers and
+   * cannot tell a repeated refund apart. A count of 0 (nothing was reserved) is a no-op. Never
+   * fails for want of Redis: a refund that cannot be made leaves the count too high, the safe side.
    */
-  async release(teamId: string, count: number, reservedAt: Date): Promise<void> {
+  async release(teamId: string, { count, reservedAt, local }: Reservation): Promise<void> {
     if (count === 0) return;
     assertCount(count);
-    await RELEASE.run(this.redis, this.keys(teamId, utcDay(reservedAt), utcMonth(reservedAt)), [count]);
+    if (local) return this.local.release(teamId, utcDay(reservedAt).label, count);
+    try {
+      await RELEASE.run(this.redis, this.keys(teamId, utcDay(reservedAt), utcMonth(reservedAt)), [count]);
+    } catch (error) {
+      if (!isRedisUnavailable(error)) throw error;
+      this.logger.warn(`quota refund of ${count} for team ${teamId} lost: ${error.reason}`);
+    }
   }
 
   async usage(teamId: string, plan: PlanId, now: Date = new Date()): Promise<QuotaUsage> {
     const day = utcDay(now);
     const month = utcMonth(now);
-    const [daily, monthly] = await this.redis.client.mGet(this.keys(teamId, day, month));
+    const [daily, monthly] = await this.redis.command((client) => client.mGet(this.keys(teamId, day, month)));
     return this.describe(this.plan(plan), day, month, Number(daily ?? 0), Number(monthly ?? 0));
+  }
+
+  private reserveLocally(teamId: string, limits: Plan, count: number, now: Date): QuotaState {
+    const day = utcDay(now);
+    const dayBudget = limits.dailyEmails ?? Math.ceil(limits.monthlyEmails / 30);
+    const used = this.local.reserve(teamId, day.label, count, Math.ceil(dayBudget * this.config.LIMITS_FALLBACK_SHARE));
+    if (used === null) throw new RedisUnavailableError('local quota allowance used up', UNCHECKED);
+    return { ...this.describe(limits, day, utcMonth(now), used, used), count, reservedAt: now, local: true };
   }
 
   private plan(id: PlanId): Plan {

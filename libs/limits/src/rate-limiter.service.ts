@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { RedisScript, RedisService, integerReply } from '@herald/redis';
+import { Inject, Injectable } from '@nestjs/common';
+import { CONFIG, HeraldConfig } from '@herald/config';
+import { isRedisUnavailable, RedisScript, RedisService, integerReply } from '@herald/redis';
 import { HeraldError } from '@herald/core';
+import { LocalRateLimiter } from './local-limits';
 
 /** What the transports need for `ratelimit-*` and `retry-after` headers. */
 export interface RateLimitState {
@@ -56,14 +58,32 @@ if remaining < 0 then remaining = 0 end
 return { 1, remaining, math.ceil(newTat - now) }
 `);
 
+/**
+ * The team rate limit, shared by every process and region through Redis. While Redis is
+ * unreachable each process limits on its own (LocalRateLimiter) to LIMITS_FALLBACK_SHARE of the
+ * team's limit, rather than refusing all mail (Postfix's smtpd applies its anvil limits only
+ * when anvil answers) or letting everything through: the local share keeps the total near the
+ * limit. `limit` in the returned state is the one applied.
+ */
 @Injectable()
 export class RateLimiter {
-  constructor(private readonly redis: RedisService) {}
+  private readonly local = new LocalRateLimiter();
+
+  constructor(
+    private readonly redis: RedisService,
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+  ) {}
 
   /** Counts one request of the team against `limit` requests per second, in one round trip. */
   async consume(teamId: string, limit: number): Promise<RateLimitState> {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`rate limit must be a positive integer, got ${limit}`);
-    const reply = await GCRA.run(this.redis, [this.redis.key('ratelimit', teamId)], [limit, PERIOD_MICROS]);
+    let reply: unknown;
+    try {
+      reply = await GCRA.run(this.redis, [this.redis.key('ratelimit', teamId)], [limit, PERIOD_MICROS]);
+    } catch (error) {
+      if (!isRedisUnavailable(error)) throw error;
+      return this.local.consume(teamId, Math.max(1, Math.floor(limit * this.config.LIMITS_FALLBACK_SHARE)));
+    }
     const [allowed, remaining, resetMicros] = integerReply(reply, 3);
     return {
       allowed: allowed === 1,

@@ -40,6 +40,22 @@ describe('HealthRegistry', () => {
     });
   });
 
+  it('reports a failing non-critical check as degraded and stays ready', async () => {
+    const health = new HealthRegistry();
+    health.register('postgres', async () => undefined);
+    health.register('redis', async () => false, { critical: false });
+    expect(await health.readiness()).toEqual({ ready: true, body: { status: 'degraded', checks: { postgres: 'up', redis: 'degraded' } } });
+    health.register('nats', () => Promise.reject(new Error('connection refused')));
+    expect(await health.readiness()).toEqual({
+      ready: false,
+      body: { status: 'unavailable', checks: { postgres: 'up', redis: 'degraded', nats: 'down' } },
+    });
+    expect(warn.mock.calls).toEqual([
+      ['readiness check "redis" is degraded: returned false'],
+      ['readiness check "nats" is down: connection refused'],
+    ]);
+  });
+
   it('gives up on a hanging check after its own timeout', async () => {
     const health = new HealthRegistry();
     health.register('redis', () => new Promise(() => undefined), { timeoutMs: 50 });

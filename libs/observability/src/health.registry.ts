@@ -6,13 +6,20 @@ export type HealthCheck = () => Promise<boolean | void>;
 export interface HealthCheckOptions {
   /** A dependency that answers slower than this is as good as down for a caller; default 2 s. */
   timeoutMs?: number;
+  /**
+   * False for a dependency the role works without, less well (Redis: see README "When Redis is
+   * unreachable"). Failing, it is reported `degraded` and the role stays ready: taking every
+   * replica out of the load balancer because a shared dependency blinked would turn a degraded
+   * service into no service. Default true.
+   */
+  critical?: boolean;
 }
 
-export type CheckState = 'up' | 'down';
+export type CheckState = 'up' | 'down' | 'degraded';
 
 export interface ReadinessReport {
   ready: boolean;
-  body: { status: 'ok' | 'unavailable'; checks: Record<string, CheckState> };
+  body: { status: 'ok' | 'degraded' | 'unavailable'; checks: Record<string, CheckState> };
 }
 
 export const LIVENESS_BODY = { status: 'ok' } as const;
@@ -22,6 +29,7 @@ const DEFAULT_TIMEOUT_MS = 2000;
 interface RegisteredCheck {
   check: HealthCheck;
   timeoutMs: number;
+  critical: boolean;
   lastState?: CheckState;
 }
 
@@ -37,7 +45,7 @@ export class HealthRegistry {
   register(name: string, check: HealthCheck, options: HealthCheckOptions = {}): void {
     // Two modules claiming one name would hide one of them from the report.
     if (this.checks.has(name)) throw new Error(`health check "${name}" is already registered`);
-    this.checks.set(name, { check, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    this.checks.set(name, { check, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, critical: options.critical ?? true });
   }
 
   /** Runs every check at once, so one slow dependency costs its own timeout and no more. */
@@ -45,8 +53,9 @@ export class HealthRegistry {
     const entries = [...this.checks.entries()];
     const states = await Promise.all(entries.map(([name, entry]) => this.run(name, entry)));
     const checks = Object.fromEntries(entries.map(([name], i) => [name, states[i]])) as Record<string, CheckState>;
-    const ready = states.every((s) => s === 'up');
-    return { ready, body: { status: ready ? 'ok' : 'unavailable', checks } };
+    const ready = states.every((s) => s !== 'down');
+    const status = !ready ? 'unavailable' : states.includes('degraded') ? 'degraded' : 'ok';
+    return { ready, body: { status, checks } };
   }
 
   private async run(name: string, entry: RegisteredCheck): Promise<CheckState> {
@@ -57,10 +66,10 @@ export class HealthRegistry {
     } catch (err) {
       reason = err instanceof Error ? err.message : String(err);
     }
-    const state: CheckState = reason === undefined ? 'up' : 'down';
+    const state: CheckState = reason === undefined ? 'up' : entry.critical ? 'down' : 'degraded';
     // Probes poll every few seconds; logging only the changes keeps an outage to two lines.
     if (state !== (entry.lastState ?? 'up')) {
-      if (state === 'down') this.logger.warn(`readiness check "${name}" is down: ${reason}`);
+      if (state !== 'up') this.logger.warn(`readiness check "${name}" is ${state}: ${reason}`);
       else this.logger.log(`readiness check "${name}" is up again`);
     }
     entry.lastState = state;

@@ -14,14 +14,17 @@ export class RedisScript {
     this.sha1 = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(redis: RedisService, keys: string[], args: Array<string | number>): Promise<unknown> {
+  /** Runs the script through `RedisService.command`: fails fast with RedisUnavailableError. */
+  run(redis: RedisService, keys: string[], args: Array<string | number>): Promise<unknown> {
     const options = { keys, arguments: args.map(String) };
-    try {
-      return await redis.client.evalSha(this.sha1, options);
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return await redis.client.eval(this.source, options);
-    }
+    return redis.command(async (client) => {
+      try {
+        return await client.evalSha(this.sha1, options);
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+        return await client.eval(this.source, options);
+      }
+    });
   }
 }
 

@@ -4,7 +4,7 @@ import { NatsService } from '@herald/bus';
 import { HealthRegistry } from '@herald/observability';
 import { RedisService } from '@herald/redis';
 
-/** A role is ready when it can reach the three services every role depends on. */
+/** A role is ready when it can reach Postgres and NATS; without Redis it is ready but degraded. */
 @Injectable()
 export class ReadinessChecks implements OnModuleInit {
   constructor(
@@ -18,7 +18,8 @@ export class ReadinessChecks implements OnModuleInit {
     this.health.register('postgres', async () => {
       await this.db.query('SELECT 1');
     });
-    this.health.register('redis', () => this.redis.ping());
+    // Every Redis use has a fallback (README "When Redis is unreachable"): degraded, still ready.
+    this.health.register('redis', () => this.redis.ping(), { critical: false });
     this.health.register('nats', async () => this.nats.isReady());
   }
 }

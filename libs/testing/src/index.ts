@@ -3,3 +3,4 @@ export * from './cleanup';
 export * from './dns-server';
 export * from './mx-sink';
 export * from './eventually';
+export * from './private-redis';

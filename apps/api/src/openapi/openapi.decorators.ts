@@ -85,6 +85,16 @@ const ERRORS = {
       'Too many requests. You can only make 10 requests per second. See rate limit response headers for more information. ' +
       'Or contact support to increase rate limit.',
   },
+  503: {
+    description:
+      '`service_unavailable` (send endpoints): a request could not be checked safely while Redis is unreachable: ' +
+      'an `Idempotency-Key` with no committed answer yet, or a send beyond what quotas allow unchecked. Nothing was ' +
+      'sent; retry (with the same key) after `retry-after` seconds.',
+    example: 'service_unavailable',
+    message:
+      'Idempotency keys cannot be checked right now, and this request was not processed. ' +
+      'Please retry with the same key after the number of seconds in the Retry-After header.',
+  },
 } as const satisfies Record<number, ErrorCase>;
 
 export type ErrorStatus = keyof typeof ERRORS;
@@ -100,6 +110,7 @@ export const ApiErrorResponses = (...statuses: ErrorStatus[]) =>
         schema: schemaRef('Error'),
         example: { statusCode: status, name: example, message },
         ...(status === 429 ? { headers: { ...RATE_LIMIT_HEADERS, 'retry-after': header('RetryAfter') } } : {}),
+        ...(status === 503 ? { headers: { 'retry-after': header('RetryAfter') } } : {}),
       });
     }),
   );

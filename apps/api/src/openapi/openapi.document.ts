@@ -99,9 +99,9 @@ const OPERATOR_ROUTES: Record<string, OperationObject> = {
   }),
   '/health/ready': publicGet({
     operationId: 'getReadiness',
-    summary: 'Readiness probe: Postgres, Redis and NATS reachable',
+    summary: 'Readiness probe: Postgres and NATS reachable; Redis down is `degraded`, still ready',
     responses: {
-      200: { description: 'Every dependency is up.', content: { 'application/json': { schema: schemaRef('Readiness') } } },
+      200: { description: 'Every critical dependency is up (status `degraded` when Redis is not).', content: { 'application/json': { schema: schemaRef('Readiness') } } },
       503: { description: 'A dependency is down.', content: { 'application/json': { schema: schemaRef('Readiness') } } },
     },
   }),

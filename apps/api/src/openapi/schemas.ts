@@ -331,10 +331,10 @@ export function componentSchemas(limits: SendLimits): Record<CoreSchemaName, Sch
       type: 'object',
       required: ['status', 'checks'],
       properties: {
-        status: { type: 'string', enum: ['ok', 'unavailable'] },
+        status: { type: 'string', enum: ['ok', 'degraded', 'unavailable'] },
         checks: {
           type: 'object',
-          additionalProperties: { type: 'string', enum: ['up', 'down'] },
+          additionalProperties: { type: 'string', enum: ['up', 'degraded', 'down'] },
           example: { postgres: 'up', redis: 'up', nats: 'up' },
         },
       },

@@ -189,6 +189,9 @@ function refusalOf(error: HeraldError): SmtpReply | null {
       return reply(451, '4.7.0', 'A message with the same idempotency key is being processed, try again');
     case 'validation_error':
       return reply(550, '5.6.0', error.message);
+    case 'service_unavailable':
+      // Postfix's answer to a table it cannot read: 451 4.3.0; the client keeps the message and retries.
+      return reply(451, '4.3.0', 'Service temporarily unavailable, try again later');
     default:
       return null;
   }
