@@ -68,7 +68,7 @@ describe(`a body nested ${DEPTH} levels deep`, () => {
     expect(routes.map(([method]) => method)).toEqual(expect.arrayContaining(['POST', 'PATCH']));
     for (const [method, path] of routes) {
       for (const [, body] of NESTINGS) {
-        for (const headers of [{}, { 'idempotency-key': randomUUID() }]) {
+        for (const headers of [{}, { 'idempotency-key': randomUUID() }] as Record<string, string>[]) {
           expect(await send(method, path, body, headers)).toEqual({ route: `${method} ${path}`, status: 422, body: REFUSAL });
         }
       }
