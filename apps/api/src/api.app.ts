@@ -3,7 +3,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance } from 'fastify';
 import { ApiKeysService } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
-import { configureHttp } from '@herald/http';
+import { configureHttp, httpServerOptions } from '@herald/http';
 import { RateLimiter } from '@herald/limits';
 import { installHttpMetrics, Logger, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
 import { ApiModule } from './api.module';
@@ -26,8 +26,8 @@ export interface ApiApp {
 export async function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Promise<ApiApp> {
   const adapter = new FastifyAdapter({
     ...requestIdOptions,
+    ...httpServerOptions,
     bodyLimit: config.API_BODY_LIMIT_BYTES,
-    routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
     trustProxy: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forConfig(config, logging), adapter, {

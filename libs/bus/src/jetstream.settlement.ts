@@ -60,6 +60,11 @@ function settlementForHeraldError(error: HeraldError, deliveryCount: number, ret
     case 'invalid_region':
     case 'invalid_scheduled_at':
     case 'payload_too_large':
+    case 'uri_too_long':
+    case 'headers_too_large':
+    case 'request_timeout':
+    case 'malformed_request':
+    case 'method_not_implemented':
       return { action: 'term', reason };
     // Limits say when to come back.
     case 'rate_limit_exceeded':

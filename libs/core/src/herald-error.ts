@@ -25,6 +25,12 @@ export type HeraldErrorCode =
   | 'monthly_quota_exceeded'
   | 'rate_limit_exceeded'
   | 'payload_too_large'
+  // Failures of the HTTP request itself, answered before any route runs.
+  | 'uri_too_long'
+  | 'headers_too_large'
+  | 'request_timeout'
+  | 'malformed_request'
+  | 'method_not_implemented'
   | 'service_unavailable'
   | 'application_error';
 

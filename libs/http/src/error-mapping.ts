@@ -38,6 +38,16 @@ export function httpErrorFor(code: HeraldErrorCode): HttpError {
       return { statusCode: 405, name: code };
     case 'payload_too_large':
       return { statusCode: 413, name: 'validation_error' };
+    case 'uri_too_long':
+      return { statusCode: 414, name: 'validation_error' };
+    case 'headers_too_large':
+      return { statusCode: 431, name: 'validation_error' };
+    case 'request_timeout':
+      return { statusCode: 408, name: 'validation_error' };
+    case 'malformed_request':
+      return { statusCode: 400, name: 'validation_error' };
+    case 'method_not_implemented':
+      return { statusCode: 501, name: 'method_not_allowed' };
     case 'daily_quota_exceeded':
     case 'monthly_quota_exceeded':
     case 'rate_limit_exceeded':

@@ -9,13 +9,6 @@ export interface ErrorBody {
   message: string;
 }
 
-/** Fastify's own errors (body parsing, size) carry a code and a status. */
-interface FastifyLikeError {
-  code?: string;
-  statusCode?: number;
-  message: string;
-}
-
 /** Answers with Resend's error body (and `retry-after` when the error has one). */
 export function sendError(reply: FastifyReply, error: HeraldError): FastifyReply {
   const { statusCode, name } = httpErrorFor(error.code);
@@ -24,7 +17,7 @@ export function sendError(reply: FastifyReply, error: HeraldError): FastifyReply
   return reply.status(statusCode).type('application/json').send(body);
 }
 
-const INTERNAL_MESSAGE = 'Internal server error. We are unable to process your request right now, please try again later.';
+export const INTERNAL_MESSAGE = 'Internal server error. We are unable to process your request right now, please try again later.';
 
 /**
  * Turns every failure into Resend's error body `{statusCode, name, message}`. Unknown errors
@@ -34,38 +27,37 @@ const INTERNAL_MESSAGE = 'Internal server error. We are unable to process your r
 export class HeraldExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrors');
 
-  /** @param otherMethodMatches whether the path is served under another HTTP method (→ 405). */
-  constructor(private readonly otherMethodMatches: (method: string, url: string) => boolean = () => false) {}
+  /** @param allowedMethods the methods served for a URL's path, none if the path is unknown (404 vs 405). */
+  constructor(private readonly allowedMethods: (url: string) => string[] = () => []) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    void sendError(reply, this.toHeraldError(exception, request));
+    const error = this.toHeraldError(exception, request);
+    // RFC 9110: a 405 lists what the path does allow.
+    if (error.code === 'method_not_allowed') reply.header('allow', this.allowedMethods(request.url).join(', '));
+    void sendError(reply, error);
   }
 
   private toHeraldError(exception: unknown, request: FastifyRequest): HeraldError {
     if (isHeraldError(exception)) return exception;
+    // Nest hands Fastify's own errors (body size, media type, ...) on as HttpExceptions with their status.
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      if (status === 404 && this.otherMethodMatches(request.method, request.url)) {
-        return new HeraldError('method_not_allowed', `Method ${request.method} is not allowed for this path.`);
+      if (status === 404) {
+        const allowed = this.allowedMethods(request.url);
+        if (allowed.length > 0 && !allowed.includes(request.method)) {
+          return new HeraldError('method_not_allowed', `Method ${request.method} is not allowed for this path.`);
+        }
+        return new HeraldError('not_found', 'The requested endpoint does not exist.');
       }
-      if (status === 404) return new HeraldError('not_found', 'The requested endpoint does not exist.');
-      if (status === 405) return new HeraldError('method_not_allowed', 'Method is not allowed for the requested path.');
+      if (status === 405) return new HeraldError('method_not_allowed', `Method ${request.method} is not allowed for this path.`);
+      if (status === 413) {
+        return new HeraldError('payload_too_large', `The request body must not be larger than ${request.routeOptions.bodyLimit} bytes.`);
+      }
+      if (status === 415) return new HeraldError('validation_error', 'The request body must be JSON (Content-Type: application/json).');
       if (status < 500) return new HeraldError('validation_error', exception.message);
-    }
-    const fastifyError = exception as FastifyLikeError;
-    switch (fastifyError?.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return new HeraldError('payload_too_large', 'The request body is larger than this API accepts.');
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return new HeraldError('validation_error', 'The request body must be JSON (Content-Type: application/json).');
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return new HeraldError('validation_error', 'The request body is not valid JSON.');
-      default:
-        break; // not one of Fastify's body errors
     }
     if (exception instanceof SyntaxError) return new HeraldError('validation_error', 'The request body is not valid JSON.');
     this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));

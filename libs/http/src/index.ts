@@ -1,3 +1,5 @@
 export * from './error-mapping';
 export * from './herald-exception.filter';
 export * from './configure-http';
+export * from './json-body.parser';
+export * from './server-options';

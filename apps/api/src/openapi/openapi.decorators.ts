@@ -65,9 +65,9 @@ const ERRORS = {
     message: 'Same idempotency key used with a different request payload. Please use a new key.',
   },
   413: {
-    description: '`validation_error`: the request body is larger than the API accepts.',
+    description: '`validation_error`: the request body is larger than the API accepts (`API_BODY_LIMIT_BYTES`).',
     example: 'validation_error',
-    message: 'The request body is larger than this API accepts.',
+    message: 'The request body must not be larger than 62914560 bytes.',
   },
   422: {
     description:

@@ -44,7 +44,17 @@ const LAST_EVENTS = [
 ] as const satisfies readonly EmailEvent[];
 
 /** The `name`s httpErrorFor (libs/http) can answer with: the codes it does not rename. */
-type ErrorName = Exclude<HeraldErrorCode, 'forbidden_from_domain' | 'invalid_scheduled_at' | 'payload_too_large'>;
+type ErrorName = Exclude<
+  HeraldErrorCode,
+  | 'forbidden_from_domain'
+  | 'invalid_scheduled_at'
+  | 'payload_too_large'
+  | 'uri_too_long'
+  | 'headers_too_large'
+  | 'request_timeout'
+  | 'malformed_request'
+  | 'method_not_implemented'
+>;
 export const ERROR_NAMES = [
   'missing_api_key', 'restricted_api_key', 'invalid_api_key', 'validation_error', 'missing_required_field',
   'invalid_parameter', 'invalid_attachment', 'invalid_from_address', 'invalid_access', 'invalid_region',
