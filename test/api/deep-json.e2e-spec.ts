@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_JSON_DEPTH } from '@herald/http';
+import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from '@herald/http';
 import { isolatedConfig, IsolatedConfig } from '@herald/testing';
 import { ApiProcess, envOf, herald, startApiProcess } from '../support/herald-process';
 
@@ -83,6 +83,47 @@ describe(`a body nested ${DEPTH} levels deep`, () => {
       expect(await send('POST', '/emails', body, { 'idempotency-key': 'deep' }, sendingToken)).toMatchObject({ status: 422, body: REFUSAL });
     }
     expect(await listKeys()).toBe(200);
+    expect(api.child.exitCode).toBeNull();
+  });
+});
+
+describe('a body of millions of empty objects', () => {
+  let isolated: IsolatedConfig;
+  let api: ApiProcess;
+  let token: string;
+
+  beforeAll(async () => {
+    isolated = await isolatedConfig();
+    const env = envOf(isolated.config);
+    const team = await herald(env, 'team', 'create', '--name', 'wide', '--plan', 'pro-50k', '--rate-limit', '1000');
+    token = (await herald(env, 'key', 'create', '--team', team.id)).token;
+    api = await startApiProcess(env);
+  });
+  afterAll(async () => {
+    await api?.stop();
+    await isolated?.cleanup();
+  });
+
+  it('gets 422 naming the limit instead of a gigabyte of heap, and the process keeps answering', async () => {
+    // 5 million objects, 15 MB: under the body limit, about 300 MB of heap once parsed.
+    const body = `[${'{},'.repeat(5_000_000)}{}]`;
+    const refusals = await Promise.all(
+      ['/emails/batch', '/emails/batch', '/emails'].map(async (path) => {
+        const response = await fetch(`${api.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          body,
+        });
+        return { status: response.status, body: (await response.json()) as unknown };
+      }),
+    );
+    for (const refusal of refusals) {
+      expect(refusal).toEqual({
+        status: 422,
+        body: { statusCode: 422, name: 'validation_error', message: `The request body must not hold more than ${MAX_JSON_CONTAINERS} arrays and objects.` },
+      });
+    }
+    expect((await fetch(`${api.url}/api-keys`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     expect(api.child.exitCode).toBeNull();
   });
 });

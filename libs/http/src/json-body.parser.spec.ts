@@ -1,5 +1,5 @@
 import { HeraldError } from '@herald/core';
-import { MAX_JSON_DEPTH, nestsDeeperThan, nulPath, parseJsonBody } from './json-body.parser';
+import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, nestsDeeperThan, nulPath, parseJsonBody } from './json-body.parser';
 
 const arrays = (depth: number, inner = '"\\u0000"') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
 const objects = (depth: number, inner = '"\\u0000"') => `${'{"a":'.repeat(depth)}${inner}${'}'.repeat(depth)}`;
@@ -39,6 +39,21 @@ describe('parseJsonBody', () => {
     try {
       const error = refusal(nest(100_000));
       expect(error).toMatchObject({ code: 'validation_error', message: expect.stringContaining(`${MAX_JSON_DEPTH} levels`) });
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it(`accepts ${MAX_JSON_CONTAINERS} arrays and objects and refuses one more before JSON.parse runs`, () => {
+    const empties = (count: number) => `[${'{},'.repeat(count - 2)}{}]`;
+    expect(parseJsonBody(empties(MAX_JSON_CONTAINERS))).toHaveLength(MAX_JSON_CONTAINERS - 1);
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      expect(refusal(empties(MAX_JSON_CONTAINERS + 1))).toMatchObject({
+        code: 'validation_error',
+        message: `The request body must not hold more than ${MAX_JSON_CONTAINERS} arrays and objects.`,
+      });
       expect(parse).not.toHaveBeenCalled();
     } finally {
       parse.mockRestore();

@@ -9,6 +9,14 @@ import { HeraldError } from '@herald/core';
  */
 export const MAX_JSON_DEPTH = 32;
 
+/**
+ * How many arrays and objects one request body may hold. A batch of 100 emails with every list
+ * field full holds about 10,000; a 60 MB body of empty objects would hold 20 million, and
+ * building them takes over a gigabyte of heap (a few such requests at once would end every role
+ * of the process). Refused before parsing, like depth.
+ */
+export const MAX_JSON_CONTAINERS = 100_000;
+
 const QUOTE = 0x22; // "
 const BACKSLASH = 0x5c;
 const OPEN_ARRAY = 0x5b; // [
@@ -25,8 +33,12 @@ const CLOSE_OBJECT = 0x7d;
 export function parseJsonBody(text: string): unknown {
   // JSON.parse skips surrounding whitespace itself; trim() would copy a large body to find none.
   if (/^\s*$/.test(text)) return undefined;
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+  const shape = jsonShapeExceeds(text, MAX_JSON_DEPTH, MAX_JSON_CONTAINERS);
+  if (shape === 'depth') {
     throw new HeraldError('validation_error', `The request body must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`);
+  }
+  if (shape === 'containers') {
+    throw new HeraldError('validation_error', `The request body must not hold more than ${MAX_JSON_CONTAINERS} arrays and objects.`);
   }
   let parsed: unknown;
   try {
@@ -44,23 +56,28 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /**
- * Whether arrays and objects nest more than `limit` deep in JSON text, read in one pass without
- * recursion. Brackets inside strings do not count; a string is skipped with indexOf, so a large
- * base64 attachment costs about what finding its closing quote costs. About a third of what
- * JSON.parse takes on a batch of emails. Text that is not JSON gets an answer too (JSON.parse
- * refuses it afterwards).
+ * Whether arrays and objects nest more than `depthLimit` deep, or number more than `countLimit`,
+ * in JSON text, read in one pass without recursion. Brackets inside strings do not count; a
+ * string is skipped with indexOf, so a large base64 attachment costs about what finding its
+ * closing quote costs. About a third of what JSON.parse takes on a batch of emails. Text that is
+ * not JSON gets an answer too (JSON.parse refuses it afterwards).
  */
-export function nestsDeeperThan(text: string, limit: number): boolean {
+export function jsonShapeExceeds(text: string, depthLimit: number, countLimit = Infinity): 'depth' | 'containers' | null {
   let depth = 0;
+  let count = 0;
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
     if (char === QUOTE) i = afterString(text, i + 1) - 1;
     else if (char === OPEN_ARRAY || char === OPEN_OBJECT) {
-      if (++depth > limit) return true;
+      if (++depth > depthLimit) return 'depth';
+      if (++count > countLimit) return 'containers';
     } else if (char === CLOSE_ARRAY || char === CLOSE_OBJECT) depth--;
   }
-  return false;
+  return null;
 }
+
+/** Whether arrays and objects nest more than `limit` deep in JSON text (see jsonShapeExceeds). */
+export const nestsDeeperThan = (text: string, limit: number): boolean => jsonShapeExceeds(text, limit) === 'depth';
 
 /** The index after the quote that closes the string starting at `from` (text.length if none does). */
 function afterString(text: string, from: number): number {
