@@ -125,6 +125,8 @@ describe('dead destinations beside healthy ones (api → JetStream → worker �
         `(ratio ${ratio.toFixed(2)}); tarpit connections ${tarpit.connections}, 421 MX connections ${busyConnections} → ${busy.connections}`,
     );
     expect(ratio).toBeGreaterThanOrEqual(0.8);
+    // The tarpit held no more than its own connections (its greeting timeout has not run out yet).
+    expect(tarpit.connections).toBeLessThanOrEqual(CONNECTIONS);
   });
 
   it('remembers a destination that answered 421: no connection during its back-off, then a retry delivers every email once', async () => {
@@ -138,7 +140,7 @@ describe('dead destinations beside healthy ones (api → JetStream → worker �
       first.push(id);
     }
     const connections = down.connections;
-    expect(connections).toBe(3);
+    expect(connections).toBeGreaterThanOrEqual(3);
 
     const [later] = await send(['later@down.test']);
     await world.waitForEvent(later, 'email.delivery_delayed');
