@@ -104,8 +104,10 @@ describe('delivery engine (api → JetStream → worker → MX sinks)', () => {
   });
 
   it('bounces (Transient) once the retry window has passed', async () => {
+    // A destination of its own: repeated 421s suspend it (the other tests' mx.inbox.test must stay up).
+    world.route('closing.test', { host: 'mx.closing.test', address: main.host });
     main.behave({ defer: '421 4.3.2 system not accepting messages' });
-    const id = await send('gus@inbox.test');
+    const id = await send('gus@closing.test');
     const events = await world.waitForEvent(id, 'email.bounced', 20_000);
     const bounce = events.find((e) => e.type === 'email.bounced')!.data.bounce;
     expect(bounce).toMatchObject({ type: 'Transient', subType: 'General' });

@@ -26,7 +26,7 @@ export interface RecipientRow {
 }
 
 /** Loopback addresses the sinks listen on (Linux routes all of 127/8 to lo). */
-const SINK_HOSTS = Array.from({ length: 12 }, (_, i) => `127.0.0.${i + 2}`);
+const SINK_HOSTS = Array.from({ length: 16 }, (_, i) => `127.0.0.${i + 2}`);
 /** An address where nothing listens: a dead MX. */
 export const DEAD_HOST = '127.0.0.99';
 

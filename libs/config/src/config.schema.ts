@@ -199,15 +199,30 @@ export const configSchema = z
     DELIVERY_RETRY_SCHEDULE: secondsList.default([60, 300, 900, 1800, 3600, 7200, 14400]),
     /** A recipient still deferred this long after the email was accepted bounces (Transient). */
     DELIVERY_EXPIRY_SECONDS: int(1, 30 * 86400).default(72 * 3600),
-    /** Emails a worker process holds at once (pulled, queued in actors, or being sent). */
+    /**
+     * Emails a worker process works on at once (pulled, claimed, prepared, being sent). One waiting
+     * for its destination (all connections busy, or backing off) waits in that destination's queue
+     * instead, without counting here, so a slow or dead destination cannot take every slot.
+     */
     DELIVERY_CONCURRENCY: int(1, 100_000).default(256),
     /** SMTP connections per destination (recipient domains sharing MX hosts share them). */
     DELIVERY_CONNECTIONS_PER_DESTINATION: int(1, 1000).default(10),
     /** Messages sent over one SMTP connection before it is replaced. */
     DELIVERY_MESSAGES_PER_CONNECTION: int(1, 100_000).default(100),
-    /** Jobs waiting per destination; beyond this a job is deferred at once instead of queued. */
+    /** Jobs waiting per destination; beyond this a job goes back to Postgres unattempted, due when the queue should have drained. */
     DELIVERY_QUEUE_PER_DESTINATION: int(1, 1_000_000).default(2000),
-    /** RFC 5321 §4.5.3.2 timeouts: TCP connect, the 220 greeting, and each later command's reply. */
+    /** Jobs waiting in all of a worker's destination queues; beyond this a waiting job keeps its DELIVERY_CONCURRENCY slot (back-pressure). */
+    DELIVERY_QUEUE_PER_WORKER: int(1, 10_000_000).default(10_000),
+    /** Consecutive failures (refused or timed-out connection, no greeting, a 421, a dropped session) that suspend a destination. */
+    DELIVERY_BACKOFF_AFTER_FAILURES: int(1, 1000).default(3),
+    /** A suspended destination's mail is deferred without a connection this long, doubling per further suspension up to the max; then one probe. */
+    DELIVERY_BACKOFF_INITIAL_MS: int(100, 86_400_000).default(10_000),
+    DELIVERY_BACKOFF_MAX_MS: int(100, 86_400_000).default(300_000),
+    /**
+     * RFC 5321 §4.5.3.2 timeouts (Postfix's smtp_connect_timeout and smtp_helo_timeout): TCP
+     * connect, the 220 greeting, each later command's reply. The connect timeout bounds the whole
+     * session setup (TCP, greeting, STARTTLS), so a tarpit holds a connection at most that long.
+     */
     DELIVERY_CONNECT_TIMEOUT_MS: int(100, 600_000).default(30_000),
     DELIVERY_GREETING_TIMEOUT_MS: int(100, 600_000).default(300_000),
     DELIVERY_COMMAND_TIMEOUT_MS: int(100, 1_200_000).default(300_000),

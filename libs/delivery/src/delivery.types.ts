@@ -33,7 +33,9 @@ export type RecipientOutcome =
       kind: 'deferred';
       response: string;
       mx: string | null;
-      /** The job was handed back unstarted (shutdown): no attempt was made, so none should be counted. */
+      /** Not to be tried again before this: the destination's back-off, or when its full queue will have drained. */
+      notBefore?: Date;
+      /** The job was handed back unstarted (shutdown, a full destination queue): no delay is announced. */
       notAttempted?: true;
     }
   /** The receiving side refused for good (5xx, null MX, no such domain). */
@@ -63,5 +65,10 @@ export interface DeliveryJob {
 
 /** Sends jobs to recipients' MX hosts. Never rejects: every recipient of the job gets one result. */
 export interface Transmitter {
-  deliver(job: DeliveryJob): Promise<RecipientResult[]>;
+  /**
+   * `waiting` is called if the job has to wait for its destination (every connection busy, or
+   * the probe of a destination leaving its back-off still out): the destination's own bounded
+   * queue holds it from then on, so the caller can stop counting it against its concurrency.
+   */
+  deliver(job: DeliveryJob, waiting?: () => void): Promise<RecipientResult[]>;
 }

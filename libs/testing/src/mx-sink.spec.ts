@@ -62,6 +62,14 @@ describe('MxSink', () => {
     expect(sink.received).toBe(2);
   });
 
+  it('refuses every session at the greeting with the configured reply', async () => {
+    sink.behave({ greeting: '421 4.3.2 too busy' });
+    await expect(send('127.0.0.2', ['a@example.test'])).rejects.toMatchObject({ code: 'EPROTOCOL', response: '421 4.3.2 too busy' });
+    await expect(send('127.0.0.2', ['a@example.test'])).rejects.toMatchObject({ response: '421 4.3.2 too busy' });
+    expect(sink.connections).toBe(2);
+    expect(sink.received).toBe(0);
+  });
+
   it('drops at DATA, and closes without hanging on a stalled session', async () => {
     sink.behave('drop');
     await expect(send('127.0.0.2', ['a@example.test'])).rejects.toMatchObject({ code: 'ECONNECTION' });

@@ -4,8 +4,10 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 /** How the sink answers, switchable while it runs. */
 export type SinkBehaviour =
   | 'accept'
-  /** TCP accepted, no greeting ever: exercises greeting timeouts. */
+  /** TCP accepted, no greeting ever (a tarpit): exercises greeting timeouts. */
   | 'stall'
+  /** Every session is refused at the greeting with this reply, then closed, e.g. `421 4.3.2 too busy`. */
+  | { greeting: string }
   /** The connection is closed at DATA without a reply. */
   | 'drop'
   /** Every message is answered with this reply at the end of data, e.g. `451 4.7.1 try later`. */
@@ -172,8 +174,10 @@ export class MxSink {
   }
 
   private onConnect(callback: (error?: Error | null) => void): void {
+    const behaviour = this.behaviour;
     // Withholding the callback withholds the greeting.
-    if (this.behaviour !== 'stall') callback();
+    if (behaviour === 'stall') return;
+    callback(typeof behaviour === 'object' && 'greeting' in behaviour ? replyError(behaviour.greeting) : null);
   }
 
   private rcptError(session: SMTPServerSession, address: string): Error | null {
@@ -203,7 +207,7 @@ export class MxSink {
           this.record(session, chunks);
           callback();
         }, behaviour.delayMs);
-      } else if (typeof behaviour === 'object') {
+      } else if (typeof behaviour === 'object' && !('greeting' in behaviour)) {
         callback(replyError('defer' in behaviour ? behaviour.defer : behaviour.reject));
       } else {
         this.record(session, chunks);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { SendCommand } from '@herald/bus';
+import { NatsService, type SendCommand } from '@herald/bus';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { addressDomain, GroupCommit, parseAddress, PeriodicJob } from '@herald/core';
 import { MetricsService } from '@herald/observability';
@@ -26,6 +26,12 @@ const RECORD_ATTEMPTS = 5;
  * its events, suppress hard-bounced addresses, publish the events. Claims and records of the
  * emails in flight at once share statements (group commit), so Postgres costs a few round trips
  * per batch of emails rather than per email.
+ *
+ * An email whose delivery has to wait for its destination (every connection busy, or a probe
+ * after a back-off still out) goes on in the background, in the destination's bounded queue:
+ * `handle` resolves then, so the command stops holding one of the worker's slots and a slow or
+ * dead destination cannot fill them all. Its claim stays held and renewed until the outcome is
+ * recorded; shutdown waits for it (the transmitter hands queued jobs back unattempted).
  */
 @Injectable()
 export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -37,6 +43,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly verpKey: Buffer;
   /** Claims this worker holds (by token) and how many of their emails are still in flight. */
   private readonly claimsHeld = new Map<string, number>();
+  /** Every claimed email's work until its outcome is recorded, whether its command still waits on it or not. */
+  private readonly inProgress = new Set<Promise<void>>();
   private readonly claimKeeper = new PeriodicJob(
     () => this.renewClaims(),
     () => (this.config.DELIVERY_CLAIM_SECONDS * 1000) / 3,
@@ -51,7 +59,11 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly outbox: EventOutbox,
     private readonly suppressions: SuppressionsService,
     metrics: MetricsService,
+    nats: NatsService,
   ) {
+    // Emails waiting in destination queues belong to no consumer's in-flight handler: finish them
+    // (recorded, events published) while the connection can still publish.
+    nats.beforeDrain(() => this.drain());
     this.claims = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (ids) => this.claimMany(ids));
     this.records = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (outcomes) => this.repository.record(outcomes));
     this.verpKey = verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64'));
@@ -74,17 +86,31 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
 
   /**
    * Claims the email's due recipients, calls `claimed` (the command's work is durable in
-   * Postgres from here), delivers, and resolves once the outcome is recorded. A failure before
-   * the claim rejects (the command is redelivered); after it, the claim runs out and the
-   * reconciler dispatches the email again.
+   * Postgres from here), delivers, and resolves once the outcome is recorded or the delivery
+   * waits in a destination's queue. A failure before the claim rejects (the command is
+   * redelivered); after it, the claim runs out and the reconciler dispatches the email again.
    */
   async handle(command: SendCommand, claimed: () => void = () => undefined): Promise<void> {
     const email = await this.claims.submit(command.emailId);
     claimed();
     if (!email) return;
+    let release!: () => void;
+    const released = new Promise<'waiting'>((resolve) => (release = () => resolve('waiting')));
+    const work: Promise<void> = this.send(email, release).finally(() => this.inProgress.delete(work));
+    this.inProgress.add(work);
+    if ((await Promise.race([work, released])) !== 'waiting') return;
+    work.catch((error: unknown) => this.logger.error(`email ${email.id} failed after it left its command: ${String(error)}; its claim will run out`));
+  }
+
+  /** Resolves once no claimed email is in progress. */
+  private async drain(): Promise<void> {
+    while (this.inProgress.size) await Promise.allSettled([...this.inProgress]);
+  }
+
+  private async send(email: ClaimedEmail, waiting: () => void): Promise<void> {
     this.claimsHeld.set(email.token, (this.claimsHeld.get(email.token) ?? 0) + 1);
     try {
-      const outcome = await this.attempt(email);
+      const outcome = await this.attempt(email, waiting);
       const fresh = await this.recordWithRetry(outcome);
       await this.suppressHardBounces(email, outcome);
       this.outbox.publish(fresh);
@@ -117,7 +143,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /** Every claimed recipient's outcome. Never throws: what cannot be attempted is deferred or failed. */
-  private async attempt(email: ClaimedEmail): Promise<EmailOutcome> {
+  private async attempt(email: ClaimedEmail, waiting: () => void): Promise<EmailOutcome> {
     const collect = new OutcomeCollector(email, {
       scheduleSeconds: this.config.DELIVERY_RETRY_SCHEDULE,
       expirySeconds: this.config.DELIVERY_EXPIRY_SECONDS,
@@ -130,7 +156,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       return !test && !r.suppressedBy;
     });
     if (real.length) {
-      await this.deliver(email, real, collect).catch((error: unknown) => {
+      await this.deliver(email, real, collect, waiting).catch((error: unknown) => {
         // A lookup or build that broke (Postgres unreachable, a bug) defers; nothing was sent yet.
         this.logger.error(`email ${email.id} could not be prepared: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         collect.deferredAll(real, '451 4.3.0 Herald could not prepare the email; it will try again');
@@ -144,7 +170,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     return outcome;
   }
 
-  private async deliver(email: ClaimedEmail, recipients: ClaimedEmail['recipients'], collect: OutcomeCollector): Promise<void> {
+  private async deliver(email: ClaimedEmail, recipients: ClaimedEmail['recipients'], collect: OutcomeCollector, waiting: () => void): Promise<void> {
     const fromAddress = parseAddress(email.from)?.address ?? email.from;
     const lookup = await this.identities.lookup(email.teamId, addressDomain(fromAddress));
     if (!lookup.ok) return collect.failed(recipients, lookup.reason, lookup.message);
@@ -158,14 +184,17 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     }
     const results = await Promise.all(
       [...byDomain].map(([domain, addresses]) =>
-        this.transmitter.deliver({
-          emailId: email.id,
-          domain,
-          recipients: addresses,
-          envelopeFrom: prepared.envelopeFrom,
-          message: prepared.message,
-          requireTls: lookup.identity.requireTls,
-        }),
+        this.transmitter.deliver(
+          {
+            emailId: email.id,
+            domain,
+            recipients: addresses,
+            envelopeFrom: prepared.envelopeFrom,
+            message: prepared.message,
+            requireTls: lookup.identity.requireTls,
+          },
+          waiting,
+        ),
       ),
     );
     for (const jobResults of results) collect.transmitted(jobResults);

@@ -5,7 +5,7 @@ import { emailEvent, ONCE_PER_EMAIL, type EmailEventRecord, type EmailEventType,
 import { nextAttemptAt, type RetryPolicy } from './retry-policy';
 import { TEST_ADDRESS_MX, type TestAddressOutcome } from './test-addresses';
 
-/** A recipient given back unstarted (the worker is stopping) is tried again this soon. */
+/** A recipient given back unstarted (the worker is stopping) is tried again this soon, unless told when. */
 const NOT_ATTEMPTED_RETRY_MS = 5_000;
 
 /** Events of one outcome in the order their timestamps follow; `last_event` is the latest. */
@@ -96,8 +96,9 @@ export class OutcomeCollector {
           this.bounced(r, outcome.bounce, outcome.mx);
           break;
         case 'deferred':
-          if (outcome.notAttempted) this.update(r, 'deferred', outcome.response, null, new Date(this.now.getTime() + NOT_ATTEMPTED_RETRY_MS));
-          else this.deferred(r, outcome.response, outcome.mx);
+          if (outcome.notAttempted) {
+            this.update(r, 'deferred', outcome.response, null, outcome.notBefore ?? new Date(this.now.getTime() + NOT_ATTEMPTED_RETRY_MS));
+          } else this.deferred(r, outcome.response, outcome.mx, outcome.notBefore);
           break;
         default: {
           const unhandled: never = outcome;
@@ -117,8 +118,8 @@ export class OutcomeCollector {
     return { emailId: this.email.id, token: this.email.token, updates: this.updates, events };
   }
 
-  private deferred(r: ClaimedRecipient, response: string, mx: string | null): void {
-    const next = nextAttemptAt(this.retry, r.attempts, this.email.dueAt, this.now);
+  private deferred(r: ClaimedRecipient, response: string, mx: string | null, notBefore?: Date): void {
+    const next = nextAttemptAt(this.retry, r.attempts, this.email.dueAt, this.now, notBefore);
     if (!next) {
       const hours = Math.round(((this.now.getTime() - this.email.dueAt.getTime()) / 3_600_000) * 10) / 10;
       const bounce = heraldBounce(

@@ -16,4 +16,10 @@ describe('nextAttemptAt', () => {
     expect(nextAttemptAt(policy, 9, due, at(14000))).toEqual(at(14400));
     expect(nextAttemptAt(policy, 10, due, at(14400))).toBeNull();
   });
+
+  it("waits out a destination's back-off when it ends after the scheduled retry, still within the expiry", () => {
+    expect(nextAttemptAt(policy, 1, due, at(0), at(45))).toEqual(at(60));
+    expect(nextAttemptAt(policy, 1, due, at(0), at(300))).toEqual(at(300));
+    expect(nextAttemptAt(policy, 9, due, at(14000), at(20000))).toEqual(at(14400));
+  });
 });

@@ -31,9 +31,13 @@ export class SmtpTransmitterHost implements OnModuleInit {
         connectionsPerDestination: config.DELIVERY_CONNECTIONS_PER_DESTINATION,
         messagesPerConnection: config.DELIVERY_MESSAGES_PER_CONNECTION,
         queuePerDestination: config.DELIVERY_QUEUE_PER_DESTINATION,
+        queuePerTransmitter: config.DELIVERY_QUEUE_PER_WORKER,
         connectTimeoutMs: config.DELIVERY_CONNECT_TIMEOUT_MS,
         greetingTimeoutMs: config.DELIVERY_GREETING_TIMEOUT_MS,
         commandTimeoutMs: config.DELIVERY_COMMAND_TIMEOUT_MS,
+        failuresBeforeBackoff: config.DELIVERY_BACKOFF_AFTER_FAILURES,
+        backoffInitialMs: config.DELIVERY_BACKOFF_INITIAL_MS,
+        backoffMaxMs: config.DELIVERY_BACKOFF_MAX_MS,
       },
       { warn: (m: string) => logger.warn(m), debug: (m: string) => logger.debug(m) },
     );

@@ -206,7 +206,7 @@ describe('SmtpTransmitter', () => {
     await Promise.all(stuck);
   });
 
-  it('defers at once beyond the destination queue bound', async () => {
+  it('hands a job back unattempted beyond the destination queue bound, due once the queue should have drained', async () => {
     mx('stalled.test', ['stalled.example.test', 10]);
     const t = transmitter({ connectionsPerDestination: 1, queuePerDestination: 1, greetingTimeoutMs: 1_000 });
     const first = t.deliver(job('stalled.test'));
@@ -214,7 +214,14 @@ describe('SmtpTransmitter', () => {
     const started = Date.now();
     const [third] = await t.deliver(job('stalled.test'));
     expect(Date.now() - started).toBeLessThan(100);
-    expect(third.outcome).toEqual({ kind: 'deferred', mx: null, response: '451 4.4.5 Herald: destination queue full' });
+    expect(third.outcome).toEqual({
+      kind: 'deferred',
+      mx: null,
+      response: '451 4.4.5 Herald: destination queue full, job not attempted',
+      notAttempted: true,
+      notBefore: expect.any(Date),
+    });
+    expect((third.outcome as { notBefore: Date }).notBefore.getTime()).toBeGreaterThanOrEqual(started + 1_000);
     await Promise.all([first, second]);
   });
 

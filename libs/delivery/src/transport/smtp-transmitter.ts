@@ -1,6 +1,6 @@
 import { heraldBounce } from '../bounce-classification';
 import type { Bounce, DeliveryJob, RecipientResult, Transmitter } from '../delivery.types';
-import { deferAll, Destination, handBack } from './destination';
+import { deferAll, Destination, handBack, WaitingRoom } from './destination';
 import { MxResolver, type MxHost } from './mx-resolver';
 
 export interface TransmitterOptions {
@@ -16,15 +16,20 @@ export interface TransmitterOptions {
   /** SMTP transactions at once per destination (also the connections per MX address). */
   connectionsPerDestination: number;
   messagesPerConnection: number;
-  /** Jobs waiting per destination beyond which new ones are deferred at once. */
+  /** Jobs waiting per destination beyond which new ones are handed back unattempted. */
   queuePerDestination: number;
+  /** Jobs waiting in all destinations beyond which a waiting job keeps its caller's slot (default: no limit). */
+  queuePerTransmitter?: number;
+  /** Covers the whole session setup: TCP, the greeting and STARTTLS. */
   connectTimeoutMs: number;
   greetingTimeoutMs: number;
   /** Inactivity allowed while waiting for any reply, the end-of-data reply included. */
   commandTimeoutMs: number;
-  /** First back-off after repeated connection failures; doubles on each further trip (default 10 s). */
+  /** Consecutive failures (connection, greeting, 421, dropped session) that suspend a destination (default 3). */
+  failuresBeforeBackoff?: number;
+  /** First suspension of a failing destination; doubles on each further one (default 10 s). */
   backoffInitialMs?: number;
-  /** Longest back-off (default 5 min). */
+  /** Longest suspension (default 5 min). */
   backoffMaxMs?: number;
   /** Destinations kept before idle ones are forgotten (default 5,000): a worker meets many domains over its life. */
   maxDestinations?: number;
@@ -43,6 +48,7 @@ export interface TransmitterLogger {
 export class SmtpTransmitter implements Transmitter {
   private readonly resolver: MxResolver;
   private readonly destinations = new Map<string, Destination>();
+  private readonly room: WaitingRoom;
   private closed = false;
 
   constructor(
@@ -50,11 +56,12 @@ export class SmtpTransmitter implements Transmitter {
     private readonly logger?: TransmitterLogger,
   ) {
     this.resolver = new MxResolver({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs, cacheMs: options.mxCacheMs });
+    this.room = new WaitingRoom(options.queuePerTransmitter ?? Infinity);
   }
 
-  async deliver(job: DeliveryJob): Promise<RecipientResult[]> {
+  async deliver(job: DeliveryJob, waiting?: () => void): Promise<RecipientResult[]> {
     try {
-      return await this.route(job);
+      return await this.route(job, waiting);
     } catch (error) {
       // The contract says never reject: an unexpected failure is a deferral, retried later.
       this.logger?.warn(`delivery of ${job.emailId} to ${job.domain} failed unexpectedly: ${String(error)}`);
@@ -79,7 +86,7 @@ export class SmtpTransmitter implements Transmitter {
     return { destinations: this.destinations.size, queued, active };
   }
 
-  private async route(job: DeliveryJob): Promise<RecipientResult[]> {
+  private async route(job: DeliveryJob, waiting?: () => void): Promise<RecipientResult[]> {
     if (this.closed) return handBack(job);
     const resolution = await this.resolver.resolve(job.domain);
     switch (resolution.kind) {
@@ -99,7 +106,7 @@ export class SmtpTransmitter implements Transmitter {
       case 'hosts':
         // The resolver may have taken long enough for close() to have started.
         if (this.closed) return handBack(job);
-        return this.destination(resolution.hosts).deliver(job, resolution.hosts);
+        return this.destination(resolution.hosts).deliver(job, resolution.hosts, waiting);
     }
   }
 
@@ -121,18 +128,23 @@ export class SmtpTransmitter implements Transmitter {
     let destination = this.destinations.get(key);
     if (!destination) {
       this.forgetIdleDestinations();
-      destination = new Destination(key, {
-        hostname: this.options.hostname,
-        port: this.options.port,
-        connections: this.options.connectionsPerDestination,
-        messagesPerConnection: this.options.messagesPerConnection,
-        queueLimit: this.options.queuePerDestination,
-        connectTimeoutMs: this.options.connectTimeoutMs,
-        greetingTimeoutMs: this.options.greetingTimeoutMs,
-        commandTimeoutMs: this.options.commandTimeoutMs,
-        backoffInitialMs: this.options.backoffInitialMs ?? 10_000,
-        backoffMaxMs: this.options.backoffMaxMs ?? 300_000,
-      });
+      destination = new Destination(
+        key,
+        {
+          hostname: this.options.hostname,
+          port: this.options.port,
+          connections: this.options.connectionsPerDestination,
+          messagesPerConnection: this.options.messagesPerConnection,
+          queueLimit: this.options.queuePerDestination,
+          connectTimeoutMs: this.options.connectTimeoutMs,
+          greetingTimeoutMs: this.options.greetingTimeoutMs,
+          commandTimeoutMs: this.options.commandTimeoutMs,
+          failuresBeforeBackoff: this.options.failuresBeforeBackoff ?? 3,
+          backoffInitialMs: this.options.backoffInitialMs ?? 10_000,
+          backoffMaxMs: this.options.backoffMaxMs ?? 300_000,
+        },
+        this.room,
+      );
       this.destinations.set(key, destination);
     }
     return destination;
