@@ -50,6 +50,8 @@ export interface BoundListener {
  * LOGIN offered only over TLS, each step of the session asked of the submission port. Messages
  * with bare CR or LF (which covers the SMTP smuggling sequences `<LF>.<LF>` and `<LF>.<CR><LF>`:
  * smtp-server ends DATA only at `<CR><LF>.<CR><LF>`, so they arrive here as content) are refused.
+ * The session's key is presented again at each MAIL FROM and end of DATA (session-credentials),
+ * and failed AUTHs are limited per connection and client address (AuthGuard).
  */
 export class SmtpRelay {
   private closing: Promise<void> | null = null;
