@@ -1,90 +1,15 @@
 import { spawn } from 'node:child_process';
 import { createTransport } from 'nodemailer';
-import type { Principal } from '@herald/accounts';
-import { findBare, RELAY_REPLIES, SmtpRelay, type SmtpRelayOptions } from './smtp-relay';
-import type { SmtpEnvelope, SmtpReply, SmtpSubmissionPort, SubmissionResult } from './submission-port';
+import { findBare, RELAY_REPLIES, type SmtpRelay, type SmtpRelayOptions } from './smtp-relay';
 import { RawSmtpClient } from './testing/raw-smtp-client';
-import { generateSelfSigned } from './tls-certificate';
-
-const KEY = 'hr_test_good_key';
-const PRINCIPAL = { teamId: 'team-1', keyId: 'key-1', permission: 'full_access', domainId: null } as unknown as Principal;
-
-/** A submission port that records what the listener asked. */
-class FakePort implements SmtpSubmissionPort {
-  submits: { principal: Principal; envelope: SmtpEnvelope; raw: Buffer }[] = [];
-  rcptCalls: { address: string; accepted: number }[] = [];
-  submitResult: () => Promise<SubmissionResult> = async () => ({ ok: true, id: `email-${this.submits.length}` });
-  mailFromError: Error | null = null;
-
-  async authenticate(username: string, password: string) {
-    if (username === 'herald' && password === KEY) return { ok: true as const, principal: PRINCIPAL };
-    return { ok: false as const, reply: { code: 535, enhanced: '5.7.8', message: 'Authentication credentials invalid' } };
-  }
-
-  async checkMailFrom(_principal: Principal, mailFrom: string): Promise<SmtpReply | null> {
-    if (this.mailFromError) throw this.mailFromError;
-    return mailFrom.endsWith('@acme.test') ? null : { code: 550, enhanced: '5.7.1', message: `The ${mailFrom.split('@')[1]} domain is not verified` };
-  }
-
-  async checkRecipient(_principal: Principal, address: string, accepted: number): Promise<SmtpReply | null> {
-    this.rcptCalls.push({ address, accepted });
-    return address.startsWith('suppressed@') ? { code: 550, enhanced: '5.1.1', message: 'The address is on the suppression list' } : null;
-  }
-
-  async submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer): Promise<SubmissionResult> {
-    this.submits.push({ principal, envelope, raw });
-    return this.submitResult();
-  }
-}
-
-const MESSAGE = 'From: App <app@acme.test>\r\nTo: bob@example.com\r\nSubject: hi\r\n\r\nHello Bob.\r\n';
+import { FakePort, KEY, MESSAGE, PRINCIPAL, RelayHarness } from './testing/relay-harness';
 
 describe('SmtpRelay', () => {
-  let tls: { cert: string; key: string };
-  const relays: SmtpRelay[] = [];
-  const clients: RawSmtpClient[] = [];
-
-  beforeAll(async () => {
-    tls = await generateSelfSigned('smtp.us-east-1.herald.test');
-  });
-
-  afterEach(async () => {
-    for (const c of clients.splice(0)) c.destroy();
-    await Promise.all(relays.splice(0).map((r) => r.close()));
-  });
-
-  async function start(port: FakePort, options: Partial<SmtpRelayOptions> = {}): Promise<SmtpRelay> {
-    const relay = await SmtpRelay.start({
-      host: '127.0.0.1',
-      listeners: [
-        { port: 0, mode: 'starttls' },
-        { port: 0, mode: 'tls' },
-      ],
-      hostname: 'smtp.us-east-1.herald.test',
-      tls,
-      maxBytes: 4096,
-      idleTimeoutMs: 10_000,
-      sessionTimeoutMs: 60_000,
-      closeTimeoutMs: 1000,
-      submissions: port,
-      ...options,
-    });
-    relays.push(relay);
-    return relay;
-  }
-
-  async function client(relay: SmtpRelay, mode: 'tls' | 'starttls'): Promise<RawSmtpClient> {
-    const c = await RawSmtpClient.connect(relay.port(mode), mode);
-    clients.push(c);
-    return c;
-  }
-
-  /** An authenticated session on the STARTTLS port. */
-  async function authenticated(relay: SmtpRelay): Promise<RawSmtpClient> {
-    const c = await client(relay, 'starttls');
-    expect(await c.login(KEY, { starttls: true })).toBe('235 Authentication successful');
-    return c;
-  }
+  const harness = new RelayHarness();
+  afterEach(() => harness.cleanup());
+  const start = (port: FakePort, options: Partial<SmtpRelayOptions> = {}) => harness.start(port, options);
+  const client = (relay: SmtpRelay, mode: 'tls' | 'starttls') => harness.client(relay, mode);
+  const authenticated = (relay: SmtpRelay) => harness.authenticated(relay);
 
   describe('TLS and AUTH', () => {
     it('offers STARTTLS but not AUTH in the clear, and AUTH (PLAIN, LOGIN) only after STARTTLS', async () => {

@@ -39,6 +39,21 @@ describe('signDkim', () => {
     expect(await verify(await signDkim(message, { domainName: 'acme.test', selector: 's1', privateKey }))).toBe('pass');
   });
 
+  it('folds its own field so no line passes 78 characters, h= after a colon, and still verifies', async () => {
+    const message = Buffer.from(
+      'From: hi@acme.test\r\nTo: jane@example.test\r\nCc: bob@example.test\r\nReply-To: s@acme.test\r\nSubject: Hi\r\n' +
+        'Date: Thu, 26 Nov 2026 00:00:00 +0000\r\nMessage-ID: <1@acme.test>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\n' +
+        'Content-Transfer-Encoding: 7bit\r\nList-Unsubscribe: <https://acme.test/u>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n\r\nHello\r\n',
+    );
+    const signed = (await signDkim(message, { domainName: 'acme.test', selector: 's1', privateKey })).toString();
+    const field = signed.slice(0, signed.indexOf('\r\nFrom:'));
+    expect(Math.max(...field.split('\r\n').map((line) => line.length))).toBeLessThanOrEqual(78);
+    expect(field.replace(/\r\n\s+/g, '')).toContain(
+      'h=from:to:cc:reply-to:subject:date:message-id:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post:from;',
+    );
+    expect(await verify(Buffer.from(signed))).toBe('pass');
+  });
+
   it('fails verification once the signed body is changed (the verifier is really checking)', async () => {
     const signed = await signDkim(MESSAGE, { domainName: 'acme.test', selector: 's1', privateKey });
     // mailauth calls a body-hash mismatch "neutral" (RFC 6376 §6.3); anything but pass will do.

@@ -67,13 +67,38 @@ export async function signDkim(message: Buffer, key: DkimSigningKey): Promise<Bu
 
   const bodyHash = createHash('sha256').update(relaxedBody(body)).digest('base64');
   const timestamp = Math.floor(Date.now() / 1000);
-  const tags =
-    `v=1; a=rsa-sha256; c=relaxed/relaxed; d=${key.domainName}; s=${key.selector}; t=${timestamp};\r\n` +
-    `\th=${names.join(':')};\r\n\tbh=${bodyHash};\r\n\tb=`;
-  const data = signed.map((f) => `${relaxedHeader(f.raw)}\r\n`).join('') + relaxedHeader(`DKIM-Signature: ${tags}`);
+  const tagLines = foldTags([
+    ...['v=1;', 'a=rsa-sha256;', 'c=relaxed/relaxed;', `d=${key.domainName};`, `s=${key.selector};`, `t=${timestamp};`],
+    // RFC 6376 §3.5: h= may be folded after any of its colons
+    ...names.map((name, i) => ({ text: `${i === 0 ? 'h=' : ''}${name}${i === names.length - 1 ? ';' : ':'}`, joined: i > 0 })),
+    `bh=${bodyHash};`,
+  ]);
+  // b= starts a line of its own, so the signature's lines of 72 fit in 78
+  const unsigned = `${tagLines}\r\n\tb=`;
+  const data = signed.map((f) => `${relaxedHeader(f.raw)}\r\n`).join('') + relaxedHeader(unsigned);
   const signature = sign('sha256', Buffer.from(data, 'latin1'), privateKey).toString('base64');
   const folded = signature.replace(/(.{72})(?=.)/g, '$1\r\n\t');
-  return Buffer.concat([Buffer.from(`DKIM-Signature: ${tags}${folded}\r\n`, 'latin1'), message]);
+  return Buffer.concat([Buffer.from(`${unsigned}${folded}\r\n`, 'latin1'), message]);
+}
+
+/**
+ * `DKIM-Signature:` and its tags, folded before a tag (or after a colon of h=, `joined`) so a
+ * line passes 78 characters only when one tag alone does (RFC 5322 §2.1.1).
+ */
+function foldTags(tags: (string | { text: string; joined: boolean })[]): string {
+  const lines: string[] = [];
+  let line = 'DKIM-Signature:';
+  for (const tag of tags) {
+    const { text, joined } = typeof tag === 'string' ? { text: tag, joined: false } : tag;
+    const gap = joined ? '' : ' ';
+    if (line.length + gap.length + text.length > 78) {
+      lines.push(line);
+      line = `\t${text}`;
+    } else {
+      line += gap + text;
+    }
+  }
+  return [...lines, line].join('\r\n');
 }
 
 function keyObject(key: DkimSigningKey): KeyObject {

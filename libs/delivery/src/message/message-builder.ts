@@ -3,6 +3,7 @@ import { writeSimpleMessage } from './simple-message';
 import type { MailComposerAttachment } from 'nodemailer/lib/mail-composer';
 import type { AddressAllowList } from '@herald/core';
 import { type AttachmentLookup, fetchAttachment } from './attachment-fetcher';
+import { writeHeaders, type MessageHeaders } from './header-writer';
 import { MessageBuildError } from './message-build-error';
 
 /** One attachment row as stored: exactly one of `content` and `path` is set. */
@@ -89,27 +90,31 @@ const FORBIDDEN_HEADERS = new Set([
  * files or URLs itself: everything it sees is already in memory.
  */
 export async function buildMessage(email: OutgoingEmail, options: BuildOptions = {}): Promise<Buffer> {
+  const headers: MessageHeaders = { ...email, headers: customHeaders(email.headers) };
   // Without attachments (and with a body), the direct writer gives the same message at a fraction of the cost.
   if (!email.attachments.length && (email.html !== null || email.text !== null)) {
-    return writeSimpleMessage({ ...email, headers: customHeaders(email.headers) });
+    return writeSimpleMessage({ ...headers, html: email.html, text: email.text });
   }
   const attachments = await resolveAttachments(email.attachments, options);
+  // nodemailer builds the MIME tree; the top-level fields come from writeHeaders, as in every
+  // message, since nodemailer folds only at spaces and leaves a long word on one line.
   const composer = new MailComposer({
-    from: email.from,
-    to: email.to,
-    cc: email.cc ?? undefined,
-    replyTo: email.replyTo ?? undefined,
-    subject: email.subject,
     html: email.html ?? undefined,
     text: email.text ?? undefined,
-    headers: customHeaders(email.headers),
-    messageId: email.messageId,
-    date: email.date,
     attachments,
     disableFileAccess: true,
     disableUrlAccess: true,
   });
-  return crlf(await composer.compile().build());
+  return withHeaders(crlf(await composer.compile().build()), writeHeaders(headers));
+}
+
+/** The composed message with its top-level fields replaced by `lines`, its Content-* fields kept. */
+function withHeaders(composed: Buffer, lines: string[]): Buffer {
+  const end = composed.indexOf('\r\n\r\n');
+  const head = composed.subarray(0, end).toString('latin1');
+  const content = head.split(/\r\n(?![ \t])/).filter((f) => /^content-/i.test(f));
+  // writeHeaders' lines may hold UTF-8 (an SMTPUTF8 local part); nodemailer's fields are ASCII
+  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'utf8'), Buffer.from(content.map((f) => `\r\n${f}`).join(''), 'latin1'), composed.subarray(end)]);
 }
 
 /**

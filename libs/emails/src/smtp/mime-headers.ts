@@ -44,6 +44,21 @@ export function splitMessage(message: Buffer): SplitMessage {
   return { fields, eol, rest: message.subarray(end) };
 }
 
+/** RFC 5322 §2.1.1: a line of a message MUST be at most 998 octets, its CRLF excluded. */
+export const MAX_LINE_OCTETS = 998;
+
+/** The first header field with a line over MAX_LINE_OCTETS, and that line's length, or null. */
+export function overlongHeaderLine(fields: HeaderField[]): { field: HeaderField; octets: number } | null {
+  for (const field of fields) {
+    // latin1: one character per octet
+    for (const line of field.raw.split('\n')) {
+      const octets = line.endsWith('\r') ? line.length - 1 : line.length;
+      if (octets > MAX_LINE_OCTETS) return { field, octets };
+    }
+  }
+  return null;
+}
+
 /** The value of a field, unfolded, without its name and surrounding whitespace. */
 export function fieldValue(field: HeaderField): string {
   return field.raw

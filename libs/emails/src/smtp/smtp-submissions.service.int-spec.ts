@@ -262,6 +262,22 @@ describe('SmtpSubmissions (the SMTP relay send path)', () => {
       expect(refused(await smtp.submit(principal, { mailFrom: team.from(), rcptTo: ['a@example.com'] }, raw))).toMatchObject({ code: 550, enhanced: '5.6.0' });
     });
 
+    it('refuses a header line over 998 octets with 550 5.6.0 (RFC 5322 §2.1.1), takes one of 998 and a long field folded', async () => {
+      const envelope = { mailFrom: team.from(), rcptTo: ['a@example.com'] };
+      const message = (...fields: string[]) => Buffer.from(`From: ${team.from()}\r\nTo: a@example.com\r\n${fields.join('\r\n')}\r\n\r\nbody\r\n`);
+      expect(refused(await smtp.submit(principal, envelope, message(`Subject: ${'s'.repeat(10_000)}`)))).toEqual({
+        code: 550,
+        enhanced: '5.6.0',
+        message: 'Message refused: a header line is 10009 octets long (Subject), RFC 5322 allows 998: fold it, or encode long words (RFC 2047)',
+      });
+      expect(refused(await smtp.submit(principal, envelope, message('Subject: x', `X-Data: ok\r\n ${'v'.repeat(2_000)}`)))).toMatchObject({
+        code: 550,
+        message: expect.stringMatching(/^Message refused: a header line is 2001 octets long \(X-Data\)/),
+      });
+      accepted(await smtp.submit(principal, envelope, message(`Subject: ${'s'.repeat(998 - 'Subject: '.length)}`)));
+      accepted(await smtp.submit(principal, envelope, message('Subject: x', `X-Data: ${Array.from({ length: 20 }, () => 'w'.repeat(900)).join('\r\n ')}`)));
+    });
+
     it('replays a repeated message with the same key (even composed again), refuses a different one with 550 5.7.0', async () => {
       const key = `smtp-${randomUUID()}`;
       const options: Mail.Options = {

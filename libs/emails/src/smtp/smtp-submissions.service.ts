@@ -11,7 +11,7 @@ import { SuppressionsService } from '@herald/suppressions';
 import type { Sender } from '../email.types';
 import { SendService } from '../send.service';
 import type { NormalizedEmail } from '../validation';
-import { fieldValue, rewriteMessage, rfc5322Date, splitMessage, type HeaderField } from './mime-headers';
+import { fieldValue, MAX_LINE_OCTETS, overlongHeaderLine, rewriteMessage, rfc5322Date, splitMessage, type HeaderField } from './mime-headers';
 import type { SmtpEnvelope, SmtpReply, SmtpSubmissionPort, SubmissionResult } from './smtp-submission.types';
 
 /** The SMTP username of every customer; the password is the API key. */
@@ -104,6 +104,19 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
     if (rcptTo.length > this.config.MAX_RECIPIENTS) return refuse(452, '4.5.3', 'Too many recipients');
 
     const split = splitMessage(raw);
+    // Herald sends the header as the client wrote it: a line no receiver has to accept is refused
+    // here rather than folded, since folding a word would change it (RFC 2047 encoding is the client's choice).
+    const overlong = overlongHeaderLine(split.fields);
+    if (overlong) {
+      const raw = overlong.field.raw;
+      const name = raw.slice(0, Math.max(0, Math.min(raw.indexOf(':'), 64))).trim();
+      const which = name ? ` (${name})` : '';
+      return refuse(
+        550,
+        '5.6.0',
+        `Message refused: a header line is ${overlong.octets} octets long${which}, RFC 5322 allows ${MAX_LINE_OCTETS}: fold it, or encode long words (RFC 2047)`,
+      );
+    }
     const key = idempotencyKeyOf(split.fields);
     if (key === false) {
       return refuse(550, '5.6.0', `The Herald-Idempotency-Key (or Resend-Idempotency-Key) header must be one value of 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters`);

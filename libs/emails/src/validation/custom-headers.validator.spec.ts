@@ -30,6 +30,13 @@ describe('custom headers', () => {
     );
   });
 
+  it('rejects a header name too long for a line of 998 octets, and takes one of 921 characters', () => {
+    expect(errorOf(withHeaders({ [`X-${'n'.repeat(920)}`]: 'v' }))).toEqual(
+      invalid('A header name must be at most 921 characters (RFC 5322 limits a line to 998).'),
+    );
+    expect(valueOf(withHeaders({ [`X-${'n'.repeat(919)}`]: 'v' })).headers).toEqual({ [`X-${'n'.repeat(919)}`]: 'v' });
+  });
+
   it.each([
     ['Subject', 'subject'],
     ['from', 'from'],

@@ -9,6 +9,9 @@ import { fail } from './zod-issue.mapper';
 
 // RFC 5322 ftext: printable US-ASCII except the colon.
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+// A line is at most 998 octets (RFC 5322 §2.1.1) and a name cannot be folded: `Name: ` and one
+// encoded word (75, RFC 2047) must fit on the field's first line.
+const MAX_NAME_LENGTH = 998 - 2 - 75;
 // A value may hold tabs but no CR/LF (a second header would follow) and no other controls.
 const VALUE_FORBIDDEN = /[\x00-\x08\x0a-\x1f\x7f]/;
 
@@ -48,6 +51,9 @@ export const headersSchema = z
       const key = name.toLowerCase();
       if (!FIELD_NAME.test(name)) {
         return fail(ctx, invalid(`\`${name}\` is not a valid header name: use printable ASCII without spaces or colons.`));
+      }
+      if (name.length > MAX_NAME_LENGTH) {
+        return fail(ctx, invalid(`A header name must be at most ${MAX_NAME_LENGTH} characters (RFC 5322 limits a line to 998).`));
       }
       if (RESERVED.has(key)) return fail(ctx, invalid(reservedMessage(name, RESERVED.get(key) ?? null)));
       if (seen.has(key)) return fail(ctx, invalid(`The \`${name}\` header is given more than once.`));

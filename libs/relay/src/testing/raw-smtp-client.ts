@@ -24,9 +24,10 @@ export class RawSmtpClient {
     this.attach(socket);
   }
 
-  static async connect(port: number, mode: 'tls' | 'starttls', host = '127.0.0.1'): Promise<RawSmtpClient> {
+  /** `localAddress` picks the client's address (any 127.x.y.z works on loopback), for per-address limits. */
+  static async connect(port: number, mode: 'tls' | 'starttls', host = '127.0.0.1', localAddress?: string): Promise<RawSmtpClient> {
     const tcp = await new Promise<Socket>((resolve, reject) => {
-      const s = netConnect({ port, host }, () => resolve(s));
+      const s = netConnect({ port, host, localAddress }, () => resolve(s));
       s.once('error', reject);
     });
     const socket =
