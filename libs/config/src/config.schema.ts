@@ -213,6 +213,8 @@ export const configSchema = z
     DELIVERY_QUEUE_PER_DESTINATION: int(1, 1_000_000).default(2000),
     /** Jobs waiting in all of a worker's destination queues; beyond this a waiting job keeps its DELIVERY_CONCURRENCY slot (back-pressure). */
     DELIVERY_QUEUE_PER_WORKER: int(1, 10_000_000).default(10_000),
+    /** Bytes of built messages waiting in a worker's destination queues; beyond this, too, a waiting job keeps its slot. */
+    DELIVERY_QUEUE_BYTES_PER_WORKER: int(1_048_576, 68_719_476_736).default(256 * 1024 * 1024),
     /** Consecutive failures (refused or timed-out connection, no greeting, a 421, a dropped session) that suspend a destination. */
     DELIVERY_BACKOFF_AFTER_FAILURES: int(1, 1000).default(3),
     /** A suspended destination's mail is deferred without a connection this long, doubling per further suspension up to the max; then one probe. */

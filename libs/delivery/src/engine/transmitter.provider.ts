@@ -32,6 +32,7 @@ export class SmtpTransmitterHost implements OnModuleInit {
         messagesPerConnection: config.DELIVERY_MESSAGES_PER_CONNECTION,
         queuePerDestination: config.DELIVERY_QUEUE_PER_DESTINATION,
         queuePerTransmitter: config.DELIVERY_QUEUE_PER_WORKER,
+        queueBytesPerTransmitter: config.DELIVERY_QUEUE_BYTES_PER_WORKER,
         connectTimeoutMs: config.DELIVERY_CONNECT_TIMEOUT_MS,
         greetingTimeoutMs: config.DELIVERY_GREETING_TIMEOUT_MS,
         commandTimeoutMs: config.DELIVERY_COMMAND_TIMEOUT_MS,

@@ -133,4 +133,15 @@ describe('Destination: dead-destination memory and waiting jobs', () => {
     expect(told).toHaveLength(1);
     for (const delivery of jobs) expect(await outcome(delivery)).toMatchObject({ kind: 'delivered' });
   });
+
+  it('keeps a waiting job on its caller once the waiting messages pass the transmitter-wide byte limit', async () => {
+    // Room for one waiting MESSAGE by bytes, not two: thousands of large messages queued for a tarpit would otherwise pile up in memory.
+    const t = transmitter({ connectionsPerDestination: 1, queueBytesPerTransmitter: MESSAGE.length });
+    sink.behave({ delayMs: 1_000 });
+    const told: number[] = [];
+    const jobs = [1, 2, 3].map((n) => t.deliver(job(), () => told.push(n)));
+    await eventually(async () => expect(t.stats()).toEqual({ destinations: 1, queued: 2, active: 1 }));
+    expect(told).toEqual([2]);
+    for (const delivery of jobs) expect(await outcome(delivery)).toMatchObject({ kind: 'delivered' });
+  });
 });

@@ -11,14 +11,33 @@ export interface DestinationOptions extends AddressPoolOptions, DestinationHealt
 }
 
 /**
- * Jobs waiting in the queues of all of a transmitter's destinations. Up to `limit` of them wait
- * without holding their caller's slot; past it, a waiting job keeps it (back-pressure on the send
- * stream instead of an unbounded pile in memory).
+ * Jobs waiting in the queues of all of a transmitter's destinations. Up to `limit` of them, and
+ * `byteLimit` bytes of their built messages, wait without holding their caller's slot; past
+ * either, a waiting job keeps it (back-pressure on the send stream instead of an unbounded pile
+ * in memory: thousands of large messages for a tarpit would otherwise end the process).
  */
 export class WaitingRoom {
   size = 0;
+  bytes = 0;
 
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    readonly byteLimit = Infinity,
+  ) {}
+
+  enter(job: DeliveryJob): void {
+    this.size++;
+    this.bytes += job.message.length;
+  }
+
+  leave(job: DeliveryJob): void {
+    this.size--;
+    this.bytes -= job.message.length;
+  }
+
+  get hasRoom(): boolean {
+    return this.size <= this.limit && this.bytes <= this.byteLimit;
+  }
 }
 
 const SHUTDOWN_REPLY = '451 4.3.2 Herald: transmitter shutting down, job not attempted';
@@ -84,9 +103,9 @@ export class Destination {
     return new Promise((resolve) => {
       const entry: Waiting = { job, hosts, resolve };
       this.queue.push(entry);
-      this.room.size++;
+      this.room.enter(job);
       this.pump();
-      if (!entry.started && this.room.size <= this.room.limit) waiting?.();
+      if (!entry.started && this.room.hasRoom) waiting?.();
     });
   }
 
@@ -112,7 +131,7 @@ export class Destination {
     }
     while (this.queue.length && this.active < this.concurrency()) {
       const next = this.queue.shift()!;
-      this.room.size--;
+      this.room.leave(next.job);
       next.started = true;
       this.start(next);
     }
@@ -133,7 +152,7 @@ export class Destination {
   }
 
   private takeAll(): Waiting[] {
-    this.room.size -= this.queue.length;
+    for (const { job } of this.queue) this.room.leave(job);
     return this.queue.splice(0);
   }
 

@@ -20,6 +20,8 @@ export interface TransmitterOptions {
   queuePerDestination: number;
   /** Jobs waiting in all destinations beyond which a waiting job keeps its caller's slot (default: no limit). */
   queuePerTransmitter?: number;
+  /** Bytes of built messages waiting in all destinations beyond which a waiting job keeps its caller's slot (default: no limit). */
+  queueBytesPerTransmitter?: number;
   /** Covers the whole session setup: TCP, the greeting and STARTTLS. */
   connectTimeoutMs: number;
   greetingTimeoutMs: number;
@@ -56,7 +58,7 @@ export class SmtpTransmitter implements Transmitter {
     private readonly logger?: TransmitterLogger,
   ) {
     this.resolver = new MxResolver({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs, cacheMs: options.mxCacheMs });
-    this.room = new WaitingRoom(options.queuePerTransmitter ?? Infinity);
+    this.room = new WaitingRoom(options.queuePerTransmitter ?? Infinity, options.queueBytesPerTransmitter ?? Infinity);
   }
 
   async deliver(job: DeliveryJob, waiting?: () => void): Promise<RecipientResult[]> {
