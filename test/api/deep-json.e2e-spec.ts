@@ -22,7 +22,7 @@ const REFUSAL = {
   message: `The request body must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
 };
 
-describe(`a body nested ${DEPTH} levels deep`, () => {
+describe('JSON bodies built to exhaust the process: nested deep, or millions of objects wide', () => {
   let isolated: IsolatedConfig;
   let api: ApiProcess;
   let token: string;
@@ -61,7 +61,7 @@ describe(`a body nested ${DEPTH} levels deep`, () => {
   };
   const listKeys = () => fetch(`${api.url}/api-keys`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
 
-  it('gets 422 naming the limit on every JSON route, with and without Idempotency-Key, and the process keeps answering', async () => {
+  it(`a body nested ${DEPTH} deep gets 422 naming the limit on every JSON route, with and without Idempotency-Key, and the process keeps answering`, async () => {
     const routes = await jsonRoutes();
     // The send, batch, update and create routes at least; more as the API grows.
     expect(routes.length).toBeGreaterThanOrEqual(17);
@@ -85,26 +85,8 @@ describe(`a body nested ${DEPTH} levels deep`, () => {
     expect(await listKeys()).toBe(200);
     expect(api.child.exitCode).toBeNull();
   });
-});
 
-describe('a body of millions of empty objects', () => {
-  let isolated: IsolatedConfig;
-  let api: ApiProcess;
-  let token: string;
-
-  beforeAll(async () => {
-    isolated = await isolatedConfig();
-    const env = envOf(isolated.config);
-    const team = await herald(env, 'team', 'create', '--name', 'wide', '--plan', 'pro-50k', '--rate-limit', '1000');
-    token = (await herald(env, 'key', 'create', '--team', team.id)).token;
-    api = await startApiProcess(env);
-  });
-  afterAll(async () => {
-    await api?.stop();
-    await isolated?.cleanup();
-  });
-
-  it('gets 422 naming the limit instead of a gigabyte of heap, and the process keeps answering', async () => {
+  it('a body of millions of empty objects gets 422 naming the limit instead of a gigabyte of heap, and the process keeps answering', async () => {
     // 5 million objects, 15 MB: under the body limit, about 300 MB of heap once parsed.
     const body = `[${'{},'.repeat(5_000_000)}{}]`;
     const refusals = await Promise.all(

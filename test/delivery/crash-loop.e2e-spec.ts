@@ -5,8 +5,7 @@ import { DomainsRepository, DomainsService } from '@herald/domains';
 import { freeSharedPort, isolatedConfig, MxSink, TestDnsServer, type IsolatedConfig } from '@herald/testing';
 import { startApi } from '../../apps/api/src/api.app';
 import { markVerified } from '../support/api-harness';
-import { startAllProcess, type AllProcess } from '../support/herald-all-process';
-import { freePort } from '../support/herald-process';
+import { freePort, startAllProcess, type ApiProcess } from '../support/herald-process';
 import { waitUntil, workerEnv } from '../support/worker-process';
 
 jest.setTimeout(420_000);
@@ -50,7 +49,7 @@ describe('herald all: SIGKILL at random moments, 20 times', () => {
   let port: number;
   let token: string;
   let from: string;
-  let current: AllProcess | null = null;
+  let current: ApiProcess | null = null;
 
   beforeAll(async () => {
     dns = await TestDnsServer.start();

@@ -50,13 +50,27 @@ export interface ApiProcess {
   child: ChildProcess;
   /** Resolves with the exit code and signal once the process is gone. */
   exited: Promise<[number | null, NodeJS.Signals | null]>;
-  stop(signal?: NodeJS.Signals): Promise<void>;
+  stderr(): string;
+  /** Sends the signal (if still running) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<[number | null, NodeJS.Signals | null]>;
 }
 
-/** Starts `herald api` as a real child process and waits until it is ready. */
+/** Starts `herald api` as a real child process on a free port and waits until it is ready. */
 export async function startApiProcess(env: NodeJS.ProcessEnv): Promise<ApiProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'api'], {
+  return startServing('api', env, await freePort());
+}
+
+/**
+ * Starts `herald all` (every role in one process) on a fixed API port, so a test can kill it and
+ * start it again at the same address, and waits until its API is ready (the other roles start
+ * before it in the same process).
+ */
+export function startAllProcess(env: NodeJS.ProcessEnv, port: number): Promise<ApiProcess> {
+  return startServing('all', { ...env, DEV_BOOTSTRAP: 'false' }, port, 30_000);
+}
+
+async function startServing(command: 'api' | 'all', env: NodeJS.ProcessEnv, port: number, readyTimeoutMs = 20_000): Promise<ApiProcess> {
+  const child = spawn(process.execPath, [BIN, command], {
     env: { ...env, API_PORT: String(port), API_HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -64,21 +78,25 @@ export async function startApiProcess(env: NodeJS.ProcessEnv): Promise<ApiProces
   child.stderr!.on('data', (d) => (stderr += d));
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald api exited early: ${stderr}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald ${command} exited early: ${stderr}`);
     const ready = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
     if (ready) break;
-    if (Date.now() > deadline) throw new Error(`herald api did not become ready: ${stderr}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`herald ${command} did not become ready: ${stderr}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
     url,
     child,
     exited,
+    stderr: () => stderr,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
+      return exited;
     },
   };
 }
