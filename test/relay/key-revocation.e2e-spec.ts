@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { RELAY_REPLIES, RelayHost } from '@herald/relay';
-import { RawSmtpClient } from '../../libs/relay/src/testing/raw-smtp-client';
+import { RELAY_REPLIES, RelayHost } from '@herald/smtp';
+import { RawSmtpClient } from '@herald/testing';
 import { call, type TestTeam } from '../support/api-harness';
 import { DeliveryWorld } from '../support/delivery-world';
 

@@ -2,9 +2,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, TeamsService } from '@herald/accounts';
 import { DomainsRepository, DomainsService } from '@herald/domains';
-import { RELAY_REPLIES, RelayHost } from '@herald/relay';
-import { isolatedConfig, type IsolatedConfig } from '@herald/testing';
-import { RawSmtpClient } from '../../../../libs/relay/src/testing/raw-smtp-client';
+import { RELAY_REPLIES, RelayHost } from '@herald/smtp';
+import { isolatedConfig, RawSmtpClient, type IsolatedConfig } from '@herald/testing';
 import { markVerified } from '../../../../test/support/api-harness';
 import { startSmtp } from '../smtp.app';
 

@@ -1,13 +1,13 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { AuthGuard, DEFAULT_AUTH_LIMITS, type AuthLimits } from './auth-guard';
 import { readMessage } from './message-reader';
-import { RELAY_REPLIES, replyError, smtpError, type SmtpError } from './relay-replies';
+import { RELAY_REPLIES, replyError, smtpError, type SmtpError } from './smtp-replies';
 import { currentPrincipal, isRevoked, principalOf, type RelayUser } from './session-credentials';
 import { SessionTimers } from './session-timers';
 import { refuseSourceRoutes } from './source-routes';
 import type { SmtpSubmissionPort } from './submission-port';
 
-export { RELAY_REPLIES } from './relay-replies';
+export { RELAY_REPLIES } from './smtp-replies';
 export { DEFAULT_AUTH_LIMITS, type AuthLimits } from './auth-guard';
 export { findBare, readMessage, type ReadMessage } from './message-reader';
 
@@ -137,7 +137,7 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
   };
   const server: SMTPServer = new SMTPServer({
     name: options.hostname,
-    banner: 'Herald SMTP relay',
+    banner: RELAY_REPLIES.greeting,
     secure: mode === 'tls',
     key: options.tls.key,
     cert: options.tls.cert,
@@ -170,7 +170,7 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
       guard.closed(session.id);
     },
     onAuth(auth, session, callback) {
-      if (auth.method !== 'PLAIN' && auth.method !== 'LOGIN') return callback(smtpError(504, '5.5.4 Unrecognized authentication type'));
+      if (auth.method !== 'PLAIN' && auth.method !== 'LOGIN') return callback(smtpError(504, RELAY_REPLIES.unknownAuthMethod));
       // before the key is looked at, so a client over its limit learns nothing more (421 closes)
       if (!guard.admits(session.remoteAddress)) return callback(smtpError(421, RELAY_REPLIES.addressBlocked));
       const username = auth.username ?? '';

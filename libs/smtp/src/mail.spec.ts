@@ -1,5 +1,5 @@
 import { RELAY_REPLIES } from './smtp-relay';
-import { FakePort, RelayHarness } from './testing/relay-harness';
+import { FakePort, RelayHarness } from '../../../test/support/relay-harness';
 
 /** MAIL FROM: the session's key is presented again, so a key revoked since AUTH ends the session. */
 describe('MAIL FROM', () => {

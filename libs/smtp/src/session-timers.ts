@@ -1,5 +1,5 @@
 import type { SMTPServer } from 'smtp-server';
-import { RELAY_REPLIES } from './relay-replies';
+import { RELAY_REPLIES } from './smtp-replies';
 
 /** The total-session timer of each open connection of one listener. */
 export class SessionTimers {

@@ -1,5 +1,5 @@
 import { RELAY_REPLIES } from './smtp-relay';
-import { FakePort, MESSAGE, RelayHarness } from './testing/relay-harness';
+import { FakePort, MESSAGE, RelayHarness } from '../../../test/support/relay-harness';
 
 /** DATA: the end of each message presents the session's key again before the message is submitted. */
 describe('DATA', () => {

@@ -1,5 +1,5 @@
 import { RELAY_REPLIES } from './smtp-relay';
-import { FakePort, KEY, plainAuth, RelayHarness } from './testing/relay-harness';
+import { FakePort, KEY, plainAuth, RelayHarness } from '../../../test/support/relay-harness';
 
 const REFUSED = '535 5.7.8 Authentication credentials invalid';
 

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createTransport } from 'nodemailer';
 import { findBare, RELAY_REPLIES, type SmtpRelay, type SmtpRelayOptions } from './smtp-relay';
-import { RawSmtpClient } from './testing/raw-smtp-client';
-import { FakePort, KEY, MESSAGE, PRINCIPAL, RelayHarness } from './testing/relay-harness';
+import { RawSmtpClient } from '@herald/testing';
+import { FakePort, KEY, MESSAGE, PRINCIPAL, RelayHarness } from '../../../test/support/relay-harness';
 
 describe('SmtpRelay', () => {
   const harness = new RelayHarness();

@@ -1,6 +1,6 @@
 import type { Principal } from '@herald/accounts';
 import type { SMTPServerSession } from 'smtp-server';
-import { RELAY_REPLIES, smtpError } from './relay-replies';
+import { RELAY_REPLIES, smtpError } from './smtp-replies';
 import type { SmtpSubmissionPort } from './submission-port';
 
 /** What the relay keeps on `session.user` after a successful AUTH. */
