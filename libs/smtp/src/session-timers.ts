@@ -49,7 +49,7 @@ export class SessionTimers {
 
   private kick(id: string): void {
     for (const connection of this.server?.connections ?? []) {
-      if (connection.id === id) connection.send(421, RELAY_REPLIES.sessionTooLong); // 421 closes it
+      if (connection.id === id) connection.send(RELAY_REPLIES.sessionTooLong.code, RELAY_REPLIES.sessionTooLong.text); // 421 closes it
     }
   }
 }

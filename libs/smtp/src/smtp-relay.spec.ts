@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createTransport } from 'nodemailer';
-import { findBare, RELAY_REPLIES, type SmtpRelay, type SmtpRelayOptions } from './smtp-relay';
+import { findBare, type SmtpRelay, type SmtpRelayOptions } from './smtp-relay';
+import { RELAY_REPLIES } from './smtp-replies';
 import { RawSmtpClient } from '@herald/testing';
 import { FakePort, KEY, MESSAGE, PRINCIPAL, RelayHarness } from '../../../test/support/relay-harness';
 
@@ -26,7 +27,7 @@ describe('SmtpRelay', () => {
       ]);
       expect(plain).not.toMatch(/AUTH/);
       expect(await c.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${KEY}`).toString('base64')}`)).toBe('500 Error: command not recognized');
-      expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`530 ${RELAY_REPLIES.startTlsFirst}`);
+      expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`530 ${RELAY_REPLIES.startTlsFirst.text}`);
       expect(await c.startTls()).toBe('220 Ready to start TLS');
       const secure = await c.command('EHLO client.test');
       expect(secure).toContain('250-AUTH PLAIN LOGIN');
@@ -68,7 +69,7 @@ describe('SmtpRelay', () => {
       const relay = await start(port);
       const c = await client(relay, 'tls');
       await c.command('EHLO client.test');
-      expect(await c.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${KEY}`).toString('base64')}`)).toBe(`454 ${RELAY_REPLIES.authTemporary}`);
+      expect(await c.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${KEY}`).toString('base64')}`)).toBe(`454 ${RELAY_REPLIES.authTemporary.text}`);
     });
   });
 
@@ -157,15 +158,15 @@ describe('SmtpRelay', () => {
       const relay = await start(port);
       const c = await authenticated(relay);
       for (const [body, reply] of [
-        ['line one\nline two\r\n', `550 ${RELAY_REPLIES.bareLf}`],
-        ['line one\rline two\r\n', `550 ${RELAY_REPLIES.bareCr}`],
+        ['line one\nline two\r\n', `550 ${RELAY_REPLIES.bareLf.text}`],
+        ['line one\rline two\r\n', `550 ${RELAY_REPLIES.bareCr.text}`],
       ]) {
         await c.command('MAIL FROM:<app@acme.test>');
         await c.command('RCPT TO:<bob@example.com>');
         await c.command('DATA');
         expect(await c.command(`Subject: x\r\n\r\n${body}.`)).toBe(reply);
       }
-      expect(RELAY_REPLIES.bareLf).toMatch(/^5\.6\.11 .*bare LF/);
+      expect(RELAY_REPLIES.bareLf.text).toMatch(/^5\.6\.11 .*bare LF/);
       expect(port.submits).toHaveLength(0);
     });
 
@@ -263,7 +264,7 @@ describe('SmtpRelay', () => {
       const relay = await start(new FakePort());
       const c = await authenticated(relay);
       const closing = relay.close();
-      expect(await c.reply()).toBe(`421 ${RELAY_REPLIES.shuttingDown}`);
+      expect(await c.reply()).toBe(`421 ${RELAY_REPLIES.shuttingDown.text}`);
       await closing;
       await expect(RawSmtpClient.connect(relay.port('starttls'), 'starttls')).rejects.toThrow(/ECONNREFUSED/);
     });

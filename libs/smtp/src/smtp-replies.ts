@@ -19,42 +19,52 @@ export const smtpError = (responseCode: number, message: string): SmtpError => O
 /** `550 5.7.1 text`: smtp-server writes the code, the text carries the enhanced code. */
 export const replyError = (reply: SmtpReply): SmtpError => smtpError(reply.code, `${reply.enhanced} ${reply.message}`);
 
-/** The texts the relay itself writes, with the code at the one place each is written (smtp-relay.ts). */
+/** A reply as written on the wire: its code, and its text (which starts with the enhanced code). */
+export interface WireReply {
+  code: number;
+  text: string;
+}
+
+const wire = (code: number, text: string): WireReply => ({ code, text });
+export const wireError = (reply: WireReply): SmtpError => smtpError(reply.code, reply.text);
+
+/** The replies the relay itself writes (the submission port's come from SMTP_SUBMISSION_REPLIES and smtpReplyFor). */
 export const RELAY_REPLIES = {
   /** After the 220 and the hostname. */
-  greeting: 'Herald SMTP relay',
-  authRequired: '5.7.0 Authentication required',
-  startTlsFirst: '5.7.0 Must issue a STARTTLS command first',
-  /** 504 to an AUTH mechanism other than PLAIN and LOGIN. */
-  unknownAuthMethod: '5.5.4 Unrecognized authentication type',
-  authTemporary: '4.7.0 Temporary authentication failure, try again later',
-  /** 530, then the connection is closed: the session's key was deleted since its AUTH. */
-  keyRevoked: '5.7.0 Authentication required: the API key of this session was revoked or deleted',
-  /** 421 after the failed AUTH that reached the per-connection limit. */
-  tooManyAuthFailures: '4.7.0 Too many failed authentication attempts, closing connection',
-  /** 421 to any AUTH from an address over the per-address limit, before the key is looked at. */
-  addressBlocked: '4.7.0 Too many failed authentication attempts from your address, try again later',
-  /** 553 to `MAIL FROM:<@a:user@c>` and `RCPT TO:<@a:user@c>`. */
-  sourceRoute: '5.1.3 Source routes are not accepted: give the final address only',
-  tryLater: '4.3.0 Temporary failure, try again later',
-  sessionTooLong: '4.4.2 Session too long, closing connection',
-  shuttingDown: '4.3.2 Service shutting down, try again later',
-  bareLf: '5.6.11 Message refused: bare LF line ending (lines must end with CRLF)',
-  bareCr: '5.6.11 Message refused: bare CR (lines must end with CRLF)',
-  tooBig: (maxBytes: number) => `5.3.4 Message exceeds fixed maximum message size ${maxBytes}`,
-  accepted: (id: string) => `2.0.0 OK ${id}`,
+  greeting: wire(220, 'Herald SMTP relay'),
+  /** Also smtp-server's answer to MAIL FROM before AUTH. */
+  authRequired: wire(530, '5.7.0 Authentication required'),
+  startTlsFirst: wire(530, '5.7.0 Must issue a STARTTLS command first'),
+  /** An AUTH mechanism other than PLAIN and LOGIN. */
+  unknownAuthMethod: wire(504, '5.5.4 Unrecognized authentication type'),
+  authTemporary: wire(454, '4.7.0 Temporary authentication failure, try again later'),
+  /** Then the connection is closed: the session's key was deleted since its AUTH. */
+  keyRevoked: wire(530, '5.7.0 Authentication required: the API key of this session was revoked or deleted'),
+  /** After the failed AUTH that reached the per-connection limit (421 closes). */
+  tooManyAuthFailures: wire(421, '4.7.0 Too many failed authentication attempts, closing connection'),
+  /** To any AUTH from an address over the per-address limit, before the key is looked at. */
+  addressBlocked: wire(421, '4.7.0 Too many failed authentication attempts from your address, try again later'),
+  /** `MAIL FROM:<@a:user@c>` and `RCPT TO:<@a:user@c>`. */
+  sourceRoute: wire(553, '5.1.3 Source routes are not accepted: give the final address only'),
+  tryLater: wire(451, '4.3.0 Temporary failure, try again later'),
+  sessionTooLong: wire(421, '4.4.2 Session too long, closing connection'),
+  shuttingDown: wire(421, '4.3.2 Service shutting down, try again later'),
+  bareLf: wire(550, '5.6.11 Message refused: bare LF line ending (lines must end with CRLF)'),
+  bareCr: wire(550, '5.6.11 Message refused: bare CR (lines must end with CRLF)'),
+  tooBig: (maxBytes: number) => wire(552, `5.3.4 Message exceeds fixed maximum message size ${maxBytes}`),
+  accepted: (id: string) => wire(250, `2.0.0 OK ${id}`),
 } as const;
 
-/** The texts of the bounce MX (libs/delivery's BounceMx takes them as options until it moves here). */
+/** The replies of the bounce MX (libs/delivery's BounceMx takes them as an option until it moves here). */
 export const BOUNCE_MX_REPLIES = {
-  greeting: 'bounce and feedback MX',
-  /** 550 at RCPT TO: not a VERP address with a valid tag. */
-  noSuchUser: '5.1.1 no such user here',
-  tooBig: (maxBytes: number) => `5.3.4 message exceeds fixed maximum message size ${maxBytes}`,
-  notAReport: '2.0.0 OK: not a report, ignored',
-  recorded: '2.0.0 OK: report recorded',
-  /** 451: the report could not be recorded; the sender keeps it and tries again. */
-  tryLater: '4.3.0 try again later',
+  greeting: wire(220, 'bounce and feedback MX'),
+  /** At RCPT TO: not a VERP address with a valid tag. */
+  noSuchUser: wire(550, '5.1.1 no such user here'),
+  tooBig: (maxBytes: number) => wire(552, `5.3.4 message exceeds fixed maximum message size ${maxBytes}`),
+  notAReport: wire(250, '2.0.0 OK: not a report, ignored'),
+  recorded: wire(250, '2.0.0 OK: report recorded'),
+  /** The report could not be recorded; the sender keeps it and tries again. */
+  tryLater: wire(451, '4.3.0 try again later'),
 } as const;
 
 const temporary = (what: string) => smtpReply(451, '4.3.0', `Temporary failure ${what}, try again later`);

@@ -26,7 +26,7 @@ export function refuseSourceRoutes(server: SMTPServer, sessionId: string): void 
       const original = connection[verb].bind(connection);
       connection[verb] = (command, callback) => {
         if (!SOURCE_ROUTE.test(command.toString('latin1'))) return original(command, callback);
-        connection.send(553, RELAY_REPLIES.sourceRoute);
+        connection.send(RELAY_REPLIES.sourceRoute.code, RELAY_REPLIES.sourceRoute.text);
         callback();
       };
     }

@@ -8,7 +8,7 @@ import { markVerified } from '../../../../test/support/api-harness';
 import { startSmtp } from '../smtp.app';
 
 const CACHE_SECONDS = 1;
-const REVOKED = `530 ${RELAY_REPLIES.keyRevoked}`;
+const REVOKED = `530 ${RELAY_REPLIES.keyRevoked.text}`;
 
 /**
  * A key deleted while an SMTP session it authenticated is open: the smtp role as deployed (real
