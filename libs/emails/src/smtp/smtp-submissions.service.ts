@@ -7,7 +7,7 @@ import { addressDomain, addressKey, formatAddress, isHeraldError, isValidAddrSpe
 import { SendingDomains } from '@herald/domains';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@herald/idempotency';
 import { RateLimiter, rateLimitFor } from '@herald/limits';
-import { SMTP_SUBMISSION_REPLIES as R, smtpReplyFor } from '@herald/smtp';
+import { SMTP_SUBMISSION_REPLIES as REPLIES, smtpReplyFor } from '@herald/smtp';
 import { SuppressionsService } from '@herald/suppressions';
 import type { Sender } from '../email.types';
 import { SendService } from '../send.service';
@@ -50,54 +50,54 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
   ) {}
 
   async authenticate(username: string, password: string): Promise<{ ok: true; principal: Principal } | { ok: false; reply: SmtpReply }> {
-    if (username !== SMTP_USERNAME) return { ok: false, reply: R.invalidCredentials };
+    if (username !== SMTP_USERNAME) return { ok: false, reply: REPLIES.invalidCredentials };
     try {
       return { ok: true, principal: await this.apiKeys.authenticateToken(password) };
     } catch (error) {
-      if (isHeraldError(error)) return { ok: false, reply: R.invalidCredentials };
+      if (isHeraldError(error)) return { ok: false, reply: REPLIES.invalidCredentials };
       this.logger.warn(`SMTP authentication failed: ${(error as Error).message}`);
-      return { ok: false, reply: R.authTemporary };
+      return { ok: false, reply: REPLIES.authTemporary };
     }
   }
 
   async checkMailFrom(principal: Principal, mailFrom: string): Promise<SmtpReply | null> {
-    if (mailFrom.trim() === '') return R.nullSender;
+    if (mailFrom.trim() === '') return REPLIES.nullSender;
     const problem = addressProblem(mailFrom);
-    if (problem) return R.malformedSender(mailFrom, problem);
+    if (problem) return REPLIES.malformedSender(mailFrom, problem);
     try {
       await this.sendingDomains.resolve(principal.teamId, addressDomain(mailFrom), principal.domainId);
       const state = await this.rateLimiter.consume(
         principal.teamId,
         rateLimitFor(principal.team.plan, this.config, principal.team.rateLimit),
       );
-      if (!state.allowed) return R.rateLimited(state.resetSeconds);
+      if (!state.allowed) return REPLIES.rateLimited(state.resetSeconds);
       return null;
     } catch (error) {
-      if (isHeraldError(error) && error.code === 'forbidden_from_domain') return smtpReplyFor(error);
+      if (isHeraldError(error) && error.code === 'forbidden_from_domain') return smtpReplyFor(error) ?? REPLIES.checkingSender;
       this.logger.warn(`MAIL FROM check failed: ${(error as Error).message}`);
-      return R.checkingSender;
+      return REPLIES.checkingSender;
     }
   }
 
   async checkRecipient(principal: Principal, address: string, accepted: number): Promise<SmtpReply | null> {
     const problem = addressProblem(address);
-    if (problem) return R.malformedRecipient(address, problem);
-    if (accepted >= this.config.MAX_RECIPIENTS) return R.tooManyRecipients;
+    if (problem) return REPLIES.malformedRecipient(address, problem);
+    if (accepted >= this.config.MAX_RECIPIENTS) return REPLIES.tooManyRecipients;
     try {
       const suppressed = await this.suppressions.isSuppressed(principal.teamId, [address]);
-      if (suppressed.size > 0) return R.suppressed(address);
+      if (suppressed.size > 0) return REPLIES.suppressed(address);
       return null;
     } catch (error) {
       this.logger.warn(`RCPT TO check failed: ${(error as Error).message}`);
-      return R.checkingRecipient;
+      return REPLIES.checkingRecipient;
     }
   }
 
   async submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer): Promise<SubmissionResult> {
-    if (raw.length > this.config.MAX_EMAIL_BYTES) return refuse(R.tooBig(this.config.MAX_EMAIL_BYTES));
+    if (raw.length > this.config.MAX_EMAIL_BYTES) return refuse(REPLIES.tooBig(this.config.MAX_EMAIL_BYTES));
     const rcptTo = unique(envelope.rcptTo);
-    if (rcptTo.length === 0) return refuse(R.noRecipients);
-    if (rcptTo.length > this.config.MAX_RECIPIENTS) return refuse(R.tooManyRecipients);
+    if (rcptTo.length === 0) return refuse(REPLIES.noRecipients);
+    if (rcptTo.length > this.config.MAX_RECIPIENTS) return refuse(REPLIES.tooManyRecipients);
 
     const split = splitMessage(raw);
     // Herald sends the header as the client wrote it: a line no receiver has to accept is refused
@@ -107,20 +107,20 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       const raw = overlong.field.raw;
       const name = raw.slice(0, Math.max(0, Math.min(raw.indexOf(':'), 64))).trim();
       const which = name ? ` (${name})` : '';
-      return refuse(R.overlongHeader(overlong.octets, which, MAX_LINE_OCTETS));
+      return refuse(REPLIES.overlongHeader(overlong.octets, which, MAX_LINE_OCTETS));
     }
     const key = idempotencyKeyOf(split.fields);
-    if (key === false) return refuse(R.badIdempotencyKey(IDEMPOTENCY_KEY_MAX_LENGTH));
+    if (key === false) return refuse(REPLIES.badIdempotencyKey(IDEMPOTENCY_KEY_MAX_LENGTH));
 
     let parsed: ParsedMail;
     try {
       // Bodies are needed for GET /emails; links, cid: images and derived texts are not.
       parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
     } catch (error) {
-      return refuse(R.unparsable((error as Error).message));
+      return refuse(REPLIES.unparsable((error as Error).message));
     }
     const from = split.fields.filter((f) => f.name === 'from').length === 1 ? singleMailbox(parsed.from) : null;
-    if (!from) return refuse(R.noFrom);
+    if (!from) return refuse(REPLIES.noFrom);
 
     const id = newId();
     const fromDomain = addressDomain(from.address);
@@ -171,7 +171,7 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       const refusal = isHeraldError(error) ? smtpReplyFor(error) : null;
       if (refusal) return refuse(refusal);
       this.logger.warn(`SMTP submission failed: ${(error as Error).message}`);
-      return refuse(R.storing);
+      return refuse(REPLIES.storing);
     }
   }
 }
