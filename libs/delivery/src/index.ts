@@ -9,5 +9,5 @@ export * from './engine/event-outbox';
 export * from './engine/transmitter.provider';
 export * from './engine/test-addresses';
 export * from './engine/late-reports';
-export { BounceMx, type BounceMxReplies, type ReceivedReport } from './bounce';
+export { BounceMx, type ReceivedReport } from './bounce';
 export { verpKey } from './message';
