@@ -1,7 +1,6 @@
 import { simpleParser } from 'mailparser';
-import type { MxSink, SinkMessage } from '@herald/testing';
-import { RelayHost } from '@herald/relay';
-import { RawSmtpClient } from '../../libs/relay/src/testing/raw-smtp-client';
+import { RawSmtpClient, type MxSink, type SinkMessage } from '@herald/testing';
+import { RelayHost } from '@herald/smtp';
 import { call, type TestTeam } from '../support/api-harness';
 import { DeliveryWorld } from '../support/delivery-world';
 

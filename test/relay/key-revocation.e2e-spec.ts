@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { RELAY_REPLIES, RelayHost } from '@herald/relay';
-import { RawSmtpClient } from '../../libs/relay/src/testing/raw-smtp-client';
+import { RELAY_REPLIES, RelayHost } from '@herald/smtp';
+import { RawSmtpClient } from '@herald/testing';
 import { call, type TestTeam } from '../support/api-harness';
 import { DeliveryWorld } from '../support/delivery-world';
 
@@ -47,7 +47,7 @@ describe('SMTP relay: a deleted key and failed logins', () => {
       }
       const elapsed = Date.now() - deletedAt;
       console.log(`deleted over HTTP: the SMTP session was refused ${elapsed} ms later (API_KEY_CACHE_SECONDS=${CACHE_SECONDS})`);
-      expect(reply).toBe(`530 ${RELAY_REPLIES.keyRevoked}`);
+      expect(reply).toBe(`530 ${RELAY_REPLIES.keyRevoked.text}`);
       await client.closed;
       expect(elapsed).toBeLessThan(CACHE_SECONDS * 1000 + 5000);
     } finally {
@@ -72,7 +72,7 @@ describe('SMTP relay: a deleted key and failed logins', () => {
         '535 5.7.8 Authentication credentials invalid',
         '535 5.7.8 Authentication credentials invalid',
         '535 5.7.8 Authentication credentials invalid',
-        `421 ${RELAY_REPLIES.tooManyAuthFailures}`,
+        `421 ${RELAY_REPLIES.tooManyAuthFailures.text}`,
       ]);
       await client.closed;
     } finally {
@@ -91,8 +91,8 @@ describe('SMTP relay: a deleted key and failed logins', () => {
     for (let i = 0; i < 8; i++) answers.push(authReply(await swaks(`hr_guess_again_${i}`)));
     expect(answers.slice(0, 7)).toEqual(Array(7).fill('535 5.7.8 Authentication credentials invalid'));
     // 3 + 7 = 10 failures from 127.0.0.50: from now on every AUTH from it gets 421, unchecked, the right key too
-    expect(answers[7]).toBe(`421 ${RELAY_REPLIES.addressBlocked}`);
-    expect(authReply(await swaks(team.token))).toBe(`421 ${RELAY_REPLIES.addressBlocked}`);
+    expect(answers[7]).toBe(`421 ${RELAY_REPLIES.addressBlocked.text}`);
+    expect(authReply(await swaks(team.token))).toBe(`421 ${RELAY_REPLIES.addressBlocked.text}`);
     // while another address logs in with it
     const neighbour = await RawSmtpClient.connect(relay.port('tls'), 'tls', '127.0.0.1', '127.0.0.51');
     expect(await neighbour.login(team.token, { starttls: false })).toBe('235 Authentication successful');

@@ -2,9 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { simpleParser } from 'mailparser';
 import { createTransport } from 'nodemailer';
-import { RelayHost } from '@herald/relay';
-import { RawSmtpClient } from '../../libs/relay/src/testing/raw-smtp-client';
-import type { MxSink } from '@herald/testing';
+import { RelayHost } from '@herald/smtp';
+import { RawSmtpClient, type MxSink } from '@herald/testing';
 import { call, type TestTeam } from '../support/api-harness';
 import { DeliveryWorld } from '../support/delivery-world';
 

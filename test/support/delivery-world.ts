@@ -2,10 +2,10 @@ import { Resolver } from 'node:dns/promises';
 import { authenticate } from 'mailauth';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
+import { BounceMxHost } from '@herald/smtp';
 import { freeSharedPort, MxSink, TestDnsServer, type MxSinkOptions, type SinkMessage } from '@herald/testing';
 import { startSmtp } from '../../apps/smtp/src/smtp.app';
 import { startWorker } from '../../apps/worker/src/worker.app';
-import { BounceMxHost } from '../../apps/smtp/src/bounce-mx.host';
 import { call, startTestApi, type TestApi, type TestTeam } from './api-harness';
 
 export interface StoredEvent {

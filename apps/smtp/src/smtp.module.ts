@@ -1,23 +1,21 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { HeraldConfig } from '@herald/config';
-import { DeliveryStateModule } from '@herald/delivery';
 import { SmtpSubmissionModule } from '@herald/emails';
 import { LoggingOptions, OpsServerModule } from '@herald/observability';
-import { RelayHost } from '@herald/relay';
 import { RuntimeModule } from '@herald/runtime';
-import { BounceMxHost } from './bounce-mx.host';
+import { SmtpIngressModule } from '@herald/smtp';
 
 /**
  * The SMTP role: the relay listeners applications send through (SMTP_PORTS: 25, 465, 587, 2465,
- * 2587 by default) and the bounce MX of the Return-Path domains. Both stop before NATS drains.
+ * 2587 by default) and the bounce MX of the Return-Path domains (SmtpIngressModule), the relay
+ * answered by the send path (SmtpSubmissionModule).
  */
 @Module({})
 export class SmtpModule {
   static forConfig(config: HeraldConfig, logging: LoggingOptions = {}): DynamicModule {
     return {
       module: SmtpModule,
-      imports: [RuntimeModule.forRole('smtp', config, logging), OpsServerModule, DeliveryStateModule, SmtpSubmissionModule],
-      providers: [BounceMxHost, RelayHost],
+      imports: [RuntimeModule.forRole('smtp', config, logging), OpsServerModule, SmtpIngressModule.forSubmissions(SmtpSubmissionModule)],
     };
   }
 }

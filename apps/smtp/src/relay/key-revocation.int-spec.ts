@@ -2,14 +2,13 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, TeamsService } from '@herald/accounts';
 import { DomainsRepository, DomainsService } from '@herald/domains';
-import { RELAY_REPLIES, RelayHost } from '@herald/relay';
-import { isolatedConfig, type IsolatedConfig } from '@herald/testing';
-import { RawSmtpClient } from '../../../../libs/relay/src/testing/raw-smtp-client';
+import { RELAY_REPLIES, RelayHost } from '@herald/smtp';
+import { isolatedConfig, RawSmtpClient, type IsolatedConfig } from '@herald/testing';
 import { markVerified } from '../../../../test/support/api-harness';
 import { startSmtp } from '../smtp.app';
 
 const CACHE_SECONDS = 1;
-const REVOKED = `530 ${RELAY_REPLIES.keyRevoked}`;
+const REVOKED = `530 ${RELAY_REPLIES.keyRevoked.text}`;
 
 /**
  * A key deleted while an SMTP session it authenticated is open: the smtp role as deployed (real

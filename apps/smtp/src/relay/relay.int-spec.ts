@@ -3,7 +3,7 @@ import { createTransport } from 'nodemailer';
 import { ApiKeysService, TeamsService } from '@herald/accounts';
 import { DomainsRepository, DomainsService } from '@herald/domains';
 import { EmailsService } from '@herald/emails';
-import { RelayHost } from '@herald/relay';
+import { RelayHost } from '@herald/smtp';
 import { isolatedConfig, type IsolatedConfig } from '@herald/testing';
 import { markVerified } from '../../../../test/support/api-harness';
 import { startSmtp } from '../smtp.app';

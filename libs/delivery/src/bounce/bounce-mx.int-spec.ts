@@ -1,4 +1,5 @@
 import { createTransport } from 'nodemailer';
+import { BOUNCE_MX_REPLIES } from '@herald/smtp';
 import { returnPathAddress, verpKey } from '../message/verp';
 import { BounceMx, type ReceivedReport } from './bounce-mx';
 import { arfComplaint, autoReply, ORIGINAL_MESSAGE_ID, postfixDsn } from './report.fixtures';
@@ -27,6 +28,7 @@ describe('BounceMx', () => {
         received.push(report);
         return Promise.resolve();
       },
+      replies: BOUNCE_MX_REPLIES,
       logger: { warn: () => undefined },
     });
   });

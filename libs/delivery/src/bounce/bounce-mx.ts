@@ -24,11 +24,24 @@ export interface BounceMxOptions {
   key: Buffer;
   /** Records the report; a rejection makes the sender try again later (451). */
   onReport: (report: ReceivedReport) => Promise<void>;
+  /** What it answers: BOUNCE_MX_REPLIES of the SMTP edge (@herald/smtp), which runs it. */
+  replies: BounceMxReplies;
   logger?: { warn(message: string): void; log?(message: string): void };
 }
 
+/** A reply: its code and its text (which starts with the enhanced code). */
+type Reply = { code: number; text: string };
+export interface BounceMxReplies {
+  greeting: Reply;
+  noSuchUser: Reply;
+  tooBig(maxBytes: number): Reply;
+  notAReport: Reply;
+  recorded: Reply;
+  tryLater: Reply;
+}
+
 type SmtpError = Error & { responseCode: number };
-const smtpError = (responseCode: number, message: string): SmtpError => Object.assign(new Error(message), { responseCode });
+const smtpError = (reply: Reply): SmtpError => Object.assign(new Error(reply.text), { responseCode: reply.code });
 
 /**
  * The MX of the Return-Path domains: receives bounces (DSNs) and feedback-loop complaints (ARF)
@@ -47,14 +60,14 @@ export class BounceMx {
   static async start(options: BounceMxOptions): Promise<BounceMx> {
     const server = new SMTPServer({
       name: options.hostname,
-      banner: 'bounce and feedback MX',
+      banner: options.replies.greeting.text,
       size: options.maxBytes,
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
       hideSTARTTLS: true,
       logger: false,
       onRcptTo(address, _session, callback) {
-        callback(parseReturnPath(address.address, options.key) ? null : smtpError(550, '5.1.1 no such user here'));
+        callback(parseReturnPath(address.address, options.key) ? null : smtpError(options.replies.noSuchUser));
       },
       onData(stream, session, callback) {
         receive(stream, session, options).then(
@@ -86,12 +99,12 @@ export class BounceMx {
 /** Handles one DATA: parse, hand the report over once per email id, map the outcome to a reply. */
 async function receive(stream: SMTPServerDataStream, session: SMTPServerSession, options: BounceMxOptions): Promise<string> {
   const raw = await readCapped(stream, options.maxBytes);
-  if (!raw || stream.sizeExceeded) throw smtpError(552, `5.3.4 message exceeds fixed maximum message size ${options.maxBytes}`);
+  if (!raw || stream.sizeExceeded) throw smtpError(options.replies.tooBig(options.maxBytes));
   const report = await parseReport(raw);
   const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
   if (!report) {
     options.logger?.log?.(`Ignored a message from <${envelopeFrom}> (${session.remoteAddress}) that is not a bounce or complaint report.`);
-    return '2.0.0 OK: not a report, ignored';
+    return options.replies.notAReport.text;
   }
   const emailIds = new Set(session.envelope.rcptTo.map((rcpt) => parseReturnPath(rcpt.address, options.key)));
   try {
@@ -100,9 +113,9 @@ async function receive(stream: SMTPServerDataStream, session: SMTPServerSession,
     }
   } catch (error) {
     options.logger?.warn(`Could not record a ${report.kind} report from ${session.remoteAddress}: ${error instanceof Error ? error.message : String(error)}`);
-    throw smtpError(451, '4.3.0 try again later');
+    throw smtpError(options.replies.tryLater);
   }
-  return '2.0.0 OK: report recorded';
+  return options.replies.recorded.text;
 }
 
 /** The message, or null once it grows past the cap (the rest is drained, not kept). */

@@ -3,10 +3,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
 import { ApiKeysService, type Principal } from '@herald/accounts';
 import { CONFIG, HeraldConfig } from '@herald/config';
-import { addressDomain, addressKey, formatAddress, isHeraldError, isValidAddrSpec, newId, type HeraldError } from '@herald/core';
+import { addressDomain, addressKey, formatAddress, isHeraldError, isValidAddrSpec, newId } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@herald/idempotency';
 import { RateLimiter, rateLimitFor } from '@herald/limits';
+import { SMTP_SUBMISSION_REPLIES as REPLIES, smtpReplyFor } from '@herald/smtp';
 import { SuppressionsService } from '@herald/suppressions';
 import type { Sender } from '../email.types';
 import { SendService } from '../send.service';
@@ -27,11 +28,8 @@ const STRIPPED = new Set(['bcc', 'return-path', ...IDEMPOTENCY_HEADERS]);
 const VOLATILE = new Set(['date', 'message-id', 'content-type', ...STRIPPED]);
 const MESSAGE_ID = /^<[^<>\s@]+@[^<>\s@]+>$/;
 
-const reply = (code: number, enhanced: string, message: string): SmtpReply => ({ code, enhanced, message });
-const refuse = (code: number, enhanced: string, message: string): SubmissionResult => ({ ok: false, reply: reply(code, enhanced, message) });
-
-const INVALID_CREDENTIALS = reply(535, '5.7.8', 'Authentication credentials invalid');
-const TEMPORARY = (what: string) => reply(451, '4.3.0', `Temporary failure ${what}, try again later`);
+// Every reply comes from the SMTP edge's replies (@herald/smtp): SMTP_SUBMISSION_REPLIES, and smtpReplyFor for HeraldErrors.
+const refuse = (reply: SmtpReply): SubmissionResult => ({ ok: false, reply });
 
 /**
  * The SMTP relay's send path (SmtpSubmissionPort): the checks of each SMTP step, then the same
@@ -52,56 +50,54 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
   ) {}
 
   async authenticate(username: string, password: string): Promise<{ ok: true; principal: Principal } | { ok: false; reply: SmtpReply }> {
-    if (username !== SMTP_USERNAME) return { ok: false, reply: INVALID_CREDENTIALS };
+    if (username !== SMTP_USERNAME) return { ok: false, reply: REPLIES.invalidCredentials };
     try {
       return { ok: true, principal: await this.apiKeys.authenticateToken(password) };
     } catch (error) {
-      if (isHeraldError(error)) return { ok: false, reply: INVALID_CREDENTIALS };
+      if (isHeraldError(error)) return { ok: false, reply: REPLIES.invalidCredentials };
       this.logger.warn(`SMTP authentication failed: ${(error as Error).message}`);
-      return { ok: false, reply: reply(454, '4.7.0', 'Temporary authentication failure, try again later') };
+      return { ok: false, reply: REPLIES.authTemporary };
     }
   }
 
   async checkMailFrom(principal: Principal, mailFrom: string): Promise<SmtpReply | null> {
-    if (mailFrom.trim() === '') return reply(553, '5.1.7', 'The null sender is not accepted: MAIL FROM must be an address on your domain');
+    if (mailFrom.trim() === '') return REPLIES.nullSender;
     const problem = addressProblem(mailFrom);
-    if (problem) return reply(553, '5.1.7', `Malformed sender address <${mailFrom}>: ${problem}`);
+    if (problem) return REPLIES.malformedSender(mailFrom, problem);
     try {
       await this.sendingDomains.resolve(principal.teamId, addressDomain(mailFrom), principal.domainId);
       const state = await this.rateLimiter.consume(
         principal.teamId,
         rateLimitFor(principal.team.plan, this.config, principal.team.rateLimit),
       );
-      if (!state.allowed) return reply(451, '4.7.1', `Rate limit exceeded, try again in ${state.resetSeconds} s`);
+      if (!state.allowed) return REPLIES.rateLimited(state.resetSeconds);
       return null;
     } catch (error) {
-      if (isHeraldError(error) && error.code === 'forbidden_from_domain') return reply(550, '5.7.1', error.message);
+      if (isHeraldError(error) && error.code === 'forbidden_from_domain') return smtpReplyFor(error) ?? REPLIES.checkingSender;
       this.logger.warn(`MAIL FROM check failed: ${(error as Error).message}`);
-      return TEMPORARY('checking the sender');
+      return REPLIES.checkingSender;
     }
   }
 
   async checkRecipient(principal: Principal, address: string, accepted: number): Promise<SmtpReply | null> {
     const problem = addressProblem(address);
-    if (problem) return reply(553, '5.1.3', `Malformed or refused recipient address <${address}>: ${problem}`);
-    if (accepted >= this.config.MAX_RECIPIENTS) return reply(452, '4.5.3', 'Too many recipients');
+    if (problem) return REPLIES.malformedRecipient(address, problem);
+    if (accepted >= this.config.MAX_RECIPIENTS) return REPLIES.tooManyRecipients;
     try {
       const suppressed = await this.suppressions.isSuppressed(principal.teamId, [address]);
-      if (suppressed.size > 0) return reply(550, '5.1.1', `<${address}> is on the suppression list (previous bounce or complaint)`);
+      if (suppressed.size > 0) return REPLIES.suppressed(address);
       return null;
     } catch (error) {
       this.logger.warn(`RCPT TO check failed: ${(error as Error).message}`);
-      return TEMPORARY('checking the recipient');
+      return REPLIES.checkingRecipient;
     }
   }
 
   async submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer): Promise<SubmissionResult> {
-    if (raw.length > this.config.MAX_EMAIL_BYTES) {
-      return refuse(552, '5.3.4', `Message size exceeds the limit of ${this.config.MAX_EMAIL_BYTES} bytes`);
-    }
+    if (raw.length > this.config.MAX_EMAIL_BYTES) return refuse(REPLIES.tooBig(this.config.MAX_EMAIL_BYTES));
     const rcptTo = unique(envelope.rcptTo);
-    if (rcptTo.length === 0) return refuse(554, '5.5.1', 'No valid recipients');
-    if (rcptTo.length > this.config.MAX_RECIPIENTS) return refuse(452, '4.5.3', 'Too many recipients');
+    if (rcptTo.length === 0) return refuse(REPLIES.noRecipients);
+    if (rcptTo.length > this.config.MAX_RECIPIENTS) return refuse(REPLIES.tooManyRecipients);
 
     const split = splitMessage(raw);
     // Herald sends the header as the client wrote it: a line no receiver has to accept is refused
@@ -111,26 +107,20 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       const raw = overlong.field.raw;
       const name = raw.slice(0, Math.max(0, Math.min(raw.indexOf(':'), 64))).trim();
       const which = name ? ` (${name})` : '';
-      return refuse(
-        550,
-        '5.6.0',
-        `Message refused: a header line is ${overlong.octets} octets long${which}, RFC 5322 allows ${MAX_LINE_OCTETS}: fold it, or encode long words (RFC 2047)`,
-      );
+      return refuse(REPLIES.overlongHeader(overlong.octets, which, MAX_LINE_OCTETS));
     }
     const key = idempotencyKeyOf(split.fields);
-    if (key === false) {
-      return refuse(550, '5.6.0', `The Herald-Idempotency-Key (or Resend-Idempotency-Key) header must be one value of 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters`);
-    }
+    if (key === false) return refuse(REPLIES.badIdempotencyKey(IDEMPOTENCY_KEY_MAX_LENGTH));
 
     let parsed: ParsedMail;
     try {
       // Bodies are needed for GET /emails; links, cid: images and derived texts are not.
       parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
     } catch (error) {
-      return refuse(550, '5.6.0', `The message could not be parsed: ${(error as Error).message}`);
+      return refuse(REPLIES.unparsable((error as Error).message));
     }
     const from = split.fields.filter((f) => f.name === 'from').length === 1 ? singleMailbox(parsed.from) : null;
-    if (!from) return refuse(550, '5.7.1', 'The message must have a From header with exactly one valid address on a domain you have verified');
+    if (!from) return refuse(REPLIES.noFrom);
 
     const id = newId();
     const fromDomain = addressDomain(from.address);
@@ -178,35 +168,11 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       const { id: accepted } = await this.send.sendMime(senderOf(principal), { id, email, raw: { mime, messageId }, hash }, key);
       return { ok: true, id: accepted };
     } catch (error) {
-      if (isHeraldError(error)) {
-        const refusal = refusalOf(error);
-        if (refusal) return { ok: false, reply: refusal };
-      }
+      const refusal = isHeraldError(error) ? smtpReplyFor(error) : null;
+      if (refusal) return refuse(refusal);
       this.logger.warn(`SMTP submission failed: ${(error as Error).message}`);
-      return { ok: false, reply: TEMPORARY('storing the message') };
+      return refuse(REPLIES.storing);
     }
-  }
-}
-
-function refusalOf(error: HeraldError): SmtpReply | null {
-  switch (error.code) {
-    case 'forbidden_from_domain':
-      return reply(550, '5.7.1', error.message);
-    case 'daily_quota_exceeded':
-      return reply(451, '4.7.1', `Daily quota exceeded: ${error.message}`);
-    case 'monthly_quota_exceeded':
-      return reply(451, '4.7.1', `Monthly quota exceeded: ${error.message}`);
-    case 'invalid_idempotent_request':
-      return reply(550, '5.7.0', 'The idempotency key was already used with a different message; use a new key');
-    case 'concurrent_idempotent_requests':
-      return reply(451, '4.7.0', 'A message with the same idempotency key is being processed, try again');
-    case 'validation_error':
-      return reply(550, '5.6.0', error.message);
-    case 'service_unavailable':
-      // Postfix's answer to a table it cannot read: 451 4.3.0; the client keeps the message and retries.
-      return reply(451, '4.3.0', 'Service temporarily unavailable, try again later');
-    default:
-      return null;
   }
 }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from
 import { NatsService } from '@herald/bus';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { BounceMx, deliveryHostname, LateReports, verpKey } from '@herald/delivery';
+import { BOUNCE_MX_REPLIES } from './smtp-replies';
 
 /** Reports are small; a DSN returning a whole large message is cut by the sender or refused here. */
 const MAX_REPORT_BYTES = 10 * 1024 * 1024;
@@ -35,6 +36,7 @@ export class BounceMxHost implements OnModuleInit, OnApplicationBootstrap {
       maxBytes: MAX_REPORT_BYTES,
       key: verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64')),
       onReport: (report) => this.reports.record(report),
+      replies: BOUNCE_MX_REPLIES,
       logger: { warn: (m) => this.logger.warn(m), log: (m) => this.logger.log(m) },
     });
     this.logger.log(`bounce MX listening on ${config.BOUNCE_MX_HOST}:${this.server.port}`);

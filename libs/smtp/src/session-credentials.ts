@@ -1,6 +1,6 @@
 import type { Principal } from '@herald/accounts';
 import type { SMTPServerSession } from 'smtp-server';
-import { RELAY_REPLIES, smtpError } from './relay-replies';
+import { RELAY_REPLIES, wireError } from './smtp-replies';
 import type { SmtpSubmissionPort } from './submission-port';
 
 /** What the relay keeps on `session.user` after a successful AUTH. */
@@ -37,19 +37,19 @@ export async function currentPrincipal(
   warn: (what: string, error: unknown) => void,
 ): Promise<Principal> {
   const user = userOf(session);
-  if (!user || user.revoked) throw smtpError(530, RELAY_REPLIES.authRequired);
+  if (!user || user.revoked) throw wireError(RELAY_REPLIES.authRequired);
   let result: Awaited<ReturnType<SmtpSubmissionPort['authenticate']>>;
   try {
     result = await port.authenticate(user.username, user.password);
   } catch (error) {
     warn('re-checking the API key', error);
-    throw smtpError(451, RELAY_REPLIES.tryLater);
+    throw wireError(RELAY_REPLIES.tryLater);
   }
   if (result.ok) {
     user.principal = result.principal;
     return result.principal;
   }
-  if (result.reply.code < 500) throw smtpError(451, RELAY_REPLIES.tryLater);
+  if (result.reply.code < 500) throw wireError(RELAY_REPLIES.tryLater);
   user.revoked = true;
-  throw smtpError(530, RELAY_REPLIES.keyRevoked);
+  throw wireError(RELAY_REPLIES.keyRevoked);
 }

@@ -1,8 +1,6 @@
 import type { Principal } from '@herald/accounts';
-import { SmtpRelay, type SmtpRelayOptions } from '../smtp-relay';
-import type { SmtpEnvelope, SmtpReply, SmtpSubmissionPort, SubmissionResult } from '../submission-port';
-import { generateSelfSigned } from '../tls-certificate';
-import { RawSmtpClient } from './raw-smtp-client';
+import { generateSelfSigned, SmtpRelay, type SmtpEnvelope, type SmtpRelayOptions, type SmtpReply, type SmtpSubmissionPort, type SubmissionResult } from '@herald/smtp';
+import { RawSmtpClient } from '@herald/testing';
 
 export const KEY = 'hr_test_good_key';
 export const PRINCIPAL = { teamId: 'team-1', keyId: 'key-1', permission: 'full_access', domainId: null } as unknown as Principal;

@@ -14,6 +14,8 @@ export class RawSmtpClient {
   /** Settles when the server has closed the connection. */
   readonly closed = new Promise<void>((resolve) => (this.resolveClosed = resolve));
   private socket: Socket | TLSSocket;
+  /** The server's 220 line. */
+  greeting = '';
 
   private constructor(
     socket: Socket | TLSSocket,
@@ -38,8 +40,8 @@ export class RawSmtpClient {
           })
         : tcp;
     const client = new RawSmtpClient(socket, tcp);
-    const greeting = await client.reply();
-    if (!greeting.startsWith('220 ')) throw new Error(`unexpected greeting ${greeting}`);
+    client.greeting = await client.reply();
+    if (!client.greeting.startsWith('220 ')) throw new Error(`unexpected greeting ${client.greeting}`);
     return client;
   }
 

@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
-import { createTransport } from 'nodemailer';
-import { findBare, RELAY_REPLIES, type SmtpRelay, type SmtpRelayOptions } from './smtp-relay';
-import { RawSmtpClient } from './testing/raw-smtp-client';
-import { FakePort, KEY, MESSAGE, PRINCIPAL, RelayHarness } from './testing/relay-harness';
+import type { SmtpRelay, SmtpRelayOptions } from './smtp-relay';
+import { RELAY_REPLIES } from './smtp-replies';
+import { FakePort, KEY, MESSAGE, PRINCIPAL, RelayHarness } from '../../../test/support/relay-harness';
 
 describe('SmtpRelay', () => {
   const harness = new RelayHarness();
@@ -26,7 +24,7 @@ describe('SmtpRelay', () => {
       ]);
       expect(plain).not.toMatch(/AUTH/);
       expect(await c.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${KEY}`).toString('base64')}`)).toBe('500 Error: command not recognized');
-      expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`530 ${RELAY_REPLIES.startTlsFirst}`);
+      expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`530 ${RELAY_REPLIES.startTlsFirst.text}`);
       expect(await c.startTls()).toBe('220 Ready to start TLS');
       const secure = await c.command('EHLO client.test');
       expect(secure).toContain('250-AUTH PLAIN LOGIN');
@@ -68,7 +66,7 @@ describe('SmtpRelay', () => {
       const relay = await start(port);
       const c = await client(relay, 'tls');
       await c.command('EHLO client.test');
-      expect(await c.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${KEY}`).toString('base64')}`)).toBe(`454 ${RELAY_REPLIES.authTemporary}`);
+      expect(await c.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${KEY}`).toString('base64')}`)).toBe(`454 ${RELAY_REPLIES.authTemporary.text}`);
     });
   });
 
@@ -157,15 +155,15 @@ describe('SmtpRelay', () => {
       const relay = await start(port);
       const c = await authenticated(relay);
       for (const [body, reply] of [
-        ['line one\nline two\r\n', `550 ${RELAY_REPLIES.bareLf}`],
-        ['line one\rline two\r\n', `550 ${RELAY_REPLIES.bareCr}`],
+        ['line one\nline two\r\n', `550 ${RELAY_REPLIES.bareLf.text}`],
+        ['line one\rline two\r\n', `550 ${RELAY_REPLIES.bareCr.text}`],
       ]) {
         await c.command('MAIL FROM:<app@acme.test>');
         await c.command('RCPT TO:<bob@example.com>');
         await c.command('DATA');
         expect(await c.command(`Subject: x\r\n\r\n${body}.`)).toBe(reply);
       }
-      expect(RELAY_REPLIES.bareLf).toMatch(/^5\.6\.11 .*bare LF/);
+      expect(RELAY_REPLIES.bareLf.text).toMatch(/^5\.6\.11 .*bare LF/);
       expect(port.submits).toHaveLength(0);
     });
 
@@ -217,148 +215,4 @@ describe('SmtpRelay', () => {
       await c.closed;
     });
   });
-
-  describe('timeouts and shutdown', () => {
-    it('closes an idle connection after SMTP_IDLE_TIMEOUT_MS', async () => {
-      const relay = await start(new FakePort(), { idleTimeoutMs: 300 });
-      const c = await client(relay, 'starttls');
-      const started = Date.now();
-      expect(await c.reply(3000)).toBe('421 Timeout - closing connection');
-      await c.closed;
-      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    });
-
-    it('closes a session after SMTP_SESSION_TIMEOUT_MS even while it is busy', async () => {
-      const relay = await start(new FakePort(), { sessionTimeoutMs: 600, idleTimeoutMs: 10_000 });
-      const c = await authenticated(relay);
-      const started = Date.now();
-      const noops = setInterval(() => c.write('NOOP\r\n'), 50);
-      try {
-        let reply = '';
-        while (!reply.startsWith('421')) reply = await c.reply(3000);
-        expect(reply).toBe('421 4.4.2 Session too long, closing connection');
-        await c.closed;
-      } finally {
-        clearInterval(noops);
-      }
-      expect(Date.now() - started).toBeLessThan(2000);
-    });
-
-    it('lets a message being submitted finish when the session runs out, then closes', async () => {
-      const port = new FakePort();
-      let release: () => void = () => undefined;
-      port.submitResult = () => new Promise((resolve) => (release = () => resolve({ ok: true, id: 'slow-1' })));
-      const relay = await start(port, { sessionTimeoutMs: 800 });
-      const c = await authenticated(relay);
-      c.write(`MAIL FROM:<app@acme.test>\r\nRCPT TO:<bob@example.com>\r\nDATA\r\n${MESSAGE}.\r\n`);
-      for (let i = 0; i < 3; i++) await c.reply();
-      await new Promise((r) => setTimeout(r, 1000));
-      release();
-      expect(await c.reply()).toBe('250 2.0.0 OK slow-1');
-      expect(await c.reply()).toBe('421 4.4.2 Session too long, closing connection');
-      await c.closed;
-    });
-
-    it('close() stops listening and sends idle sessions 421 at once', async () => {
-      const relay = await start(new FakePort());
-      const c = await authenticated(relay);
-      const closing = relay.close();
-      expect(await c.reply()).toBe(`421 ${RELAY_REPLIES.shuttingDown}`);
-      await closing;
-      await expect(RawSmtpClient.connect(relay.port('starttls'), 'starttls')).rejects.toThrow(/ECONNREFUSED/);
-    });
-  });
-
-  describe('real clients', () => {
-    it.each([
-      ['implicit TLS (secure: true)', 'tls', { secure: true }],
-      ['STARTTLS (requireTLS: true)', 'starttls', { secure: false, requireTLS: true }],
-    ] as const)('nodemailer sends over %s', async (_name, mode, options) => {
-      const port = new FakePort();
-      const relay = await start(port, { maxBytes: 1024 * 1024 });
-      const transport = createTransport({
-        host: '127.0.0.1',
-        port: relay.port(mode),
-        ...options,
-        auth: { user: 'herald', pass: KEY },
-        tls: { rejectUnauthorized: false },
-      });
-      try {
-        const info = await transport.sendMail({
-          from: 'App <app@acme.test>',
-          to: 'bob@example.com',
-          bcc: 'audit@example.com',
-          subject: 'Hello',
-          text: 'Hi Bob',
-          attachments: [{ filename: 'a.txt', content: 'attached' }],
-        });
-        expect(info.response).toBe('250 2.0.0 OK email-1');
-        expect(port.submits[0]!.envelope).toEqual({ mailFrom: 'app@acme.test', rcptTo: ['bob@example.com', 'audit@example.com'] });
-        expect(port.submits[0]!.raw.toString()).toContain('Subject: Hello');
-        const wrong = createTransport({ host: '127.0.0.1', port: relay.port(mode), ...options, auth: { user: 'herald', pass: 'hr_wrong' }, tls: { rejectUnauthorized: false } });
-        await expect(wrong.sendMail({ from: 'app@acme.test', to: 'bob@example.com', text: 'x' })).rejects.toMatchObject({ responseCode: 535 });
-        wrong.close();
-      } finally {
-        transport.close();
-      }
-    });
-
-    it.each(['ssl', 'starttls'])("Python's smtplib sends (%s)", async (mode) => {
-      const port = new FakePort();
-      const relay = await start(port);
-      const result = await python(mode, relay.port(mode === 'ssl' ? 'tls' : 'starttls'), KEY);
-      expect(result).toEqual({ auth: [235, 'Authentication successful'], data: [250, '2.0.0 OK email-1'] });
-      expect(port.submits[0]!.envelope).toEqual({ mailFrom: 'app@acme.test', rcptTo: ['bob@example.com'] });
-      expect(await python(mode, relay.port(mode === 'ssl' ? 'tls' : 'starttls'), 'hr_wrong')).toEqual({
-        auth: [535, '5.7.8 Authentication credentials invalid'],
-      });
-    });
-  });
 });
-
-describe('findBare', () => {
-  it('finds bare CR and LF, across chunk boundaries', () => {
-    expect(findBare(Buffer.from('a\r\nb\r\n'), false)).toBeNull();
-    expect(findBare(Buffer.from('a\nb'), false)).toBe('LF');
-    expect(findBare(Buffer.from('\nb'), true)).toBeNull();
-    expect(findBare(Buffer.from('\nb'), false)).toBe('LF');
-    expect(findBare(Buffer.from('b\r\n'), true)).toBe('CR');
-    expect(findBare(Buffer.from('a\rb'), false)).toBe('CR');
-    expect(findBare(Buffer.from('a\r'), false)).toBeNull();
-  });
-});
-
-const SMTPLIB = `
-import json, smtplib, ssl, sys
-mode, port, password = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-ctx = ssl.create_default_context()
-ctx.check_hostname = False
-ctx.verify_mode = ssl.CERT_NONE
-out = {}
-s = smtplib.SMTP_SSL('127.0.0.1', port, context=ctx, timeout=10) if mode == 'ssl' else smtplib.SMTP('127.0.0.1', port, timeout=10)
-if mode == 'starttls':
-    s.starttls(context=ctx)
-try:
-    code, resp = s.login('herald', password)
-    out['auth'] = [code, resp.decode()]
-except smtplib.SMTPAuthenticationError as e:
-    out['auth'] = [e.smtp_code, e.smtp_error.decode()]
-    print(json.dumps(out)); sys.exit(0)
-s.mail('app@acme.test')
-s.rcpt('bob@example.com')
-code, resp = s.data('From: app@acme.test\\r\\nTo: bob@example.com\\r\\nSubject: smtplib\\r\\n\\r\\nHello from Python.\\r\\n')
-out['data'] = [code, resp.decode()]
-s.quit()
-print(json.dumps(out))
-`;
-
-async function python(mode: string, port: number, password: string): Promise<unknown> {
-  const child = spawn('python3', ['-c', SMTPLIB, mode, String(port), password], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`python3 exited ${code}: ${stderr}`);
-  return JSON.parse(stdout);
-}

@@ -1,5 +1,5 @@
-import { RELAY_REPLIES } from './smtp-relay';
-import { FakePort, MESSAGE, RelayHarness } from './testing/relay-harness';
+import { RELAY_REPLIES } from './smtp-replies';
+import { FakePort, MESSAGE, RelayHarness } from '../../../test/support/relay-harness';
 
 /** DATA: the end of each message presents the session's key again before the message is submitted. */
 describe('DATA', () => {
@@ -14,7 +14,7 @@ describe('DATA', () => {
     expect(await c.command('RCPT TO:<bob@example.com>')).toBe('250 Accepted');
     expect(await c.command('DATA')).toBe('354 End data with <CR><LF>.<CR><LF>');
     port.revoked = true;
-    expect(await c.command(`${MESSAGE}.`)).toBe(`530 ${RELAY_REPLIES.keyRevoked}`);
+    expect(await c.command(`${MESSAGE}.`)).toBe(`530 ${RELAY_REPLIES.keyRevoked.text}`);
     await c.closed;
     expect(port.submits).toEqual([]);
   });

@@ -1,13 +1,12 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { AuthGuard, DEFAULT_AUTH_LIMITS, type AuthLimits } from './auth-guard';
 import { readMessage } from './message-reader';
-import { RELAY_REPLIES, replyError, smtpError, type SmtpError } from './relay-replies';
+import { RELAY_REPLIES, replyError, wireError, type SmtpError } from './smtp-replies';
 import { currentPrincipal, isRevoked, principalOf, type RelayUser } from './session-credentials';
 import { SessionTimers } from './session-timers';
 import { refuseSourceRoutes } from './source-routes';
 import type { SmtpSubmissionPort } from './submission-port';
 
-export { RELAY_REPLIES } from './relay-replies';
 export { DEFAULT_AUTH_LIMITS, type AuthLimits } from './auth-guard';
 export { findBare, readMessage, type ReadMessage } from './message-reader';
 
@@ -99,7 +98,7 @@ export class SmtpRelay {
         this.servers.map(async ({ server, sessions }) => {
           const closed = closeServer(server);
           for (const connection of server.connections) {
-            if (!connection._handlerPending && !connection._dataStream) connection.send(421, RELAY_REPLIES.shuttingDown);
+            if (!connection._handlerPending && !connection._dataStream) connection.send(RELAY_REPLIES.shuttingDown.code, RELAY_REPLIES.shuttingDown.text);
           }
           await closed;
           sessions.clear();
@@ -137,14 +136,14 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
   };
   const server: SMTPServer = new SMTPServer({
     name: options.hostname,
-    banner: 'Herald SMTP relay',
+    banner: RELAY_REPLIES.greeting.text,
     secure: mode === 'tls',
     key: options.tls.key,
     cert: options.tls.cert,
     size: options.maxBytes,
     authMethods: ['PLAIN', 'LOGIN'],
     allowInsecureAuth: false,
-    authRequiredMessage: RELAY_REPLIES.authRequired,
+    authRequiredMessage: RELAY_REPLIES.authRequired.text,
     socketTimeout: options.idleTimeoutMs,
     closeTimeout: options.closeTimeoutMs,
     // the replies carry their enhanced codes in the text (smtp-server would put its own in front)
@@ -170,9 +169,9 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
       guard.closed(session.id);
     },
     onAuth(auth, session, callback) {
-      if (auth.method !== 'PLAIN' && auth.method !== 'LOGIN') return callback(smtpError(504, '5.5.4 Unrecognized authentication type'));
+      if (auth.method !== 'PLAIN' && auth.method !== 'LOGIN') return callback(wireError(RELAY_REPLIES.unknownAuthMethod));
       // before the key is looked at, so a client over its limit learns nothing more (421 closes)
-      if (!guard.admits(session.remoteAddress)) return callback(smtpError(421, RELAY_REPLIES.addressBlocked));
+      if (!guard.admits(session.remoteAddress)) return callback(wireError(RELAY_REPLIES.addressBlocked));
       const username = auth.username ?? '';
       const password = auth.password ?? '';
       port.authenticate(username, password).then(
@@ -182,21 +181,21 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
           const connection = result.reply.code >= 500 && guard.failed(session.id, session.remoteAddress) ? ending(session) : undefined;
           callback(replyError(result.reply));
           // as Postfix does at smtpd_hard_error_limit: the refusal, then 421 and the close
-          connection?.send(421, RELAY_REPLIES.tooManyAuthFailures);
+          connection?.send(RELAY_REPLIES.tooManyAuthFailures.code, RELAY_REPLIES.tooManyAuthFailures.text);
         },
         (error: unknown) => {
           warn('AUTH', error);
-          callback(smtpError(454, RELAY_REPLIES.authTemporary));
+          callback(wireError(RELAY_REPLIES.authTemporary));
         },
       );
     },
     onMailFrom(address, session, callback) {
-      if (!session.secure) return callback(smtpError(530, RELAY_REPLIES.startTlsFirst));
+      if (!session.secure) return callback(wireError(RELAY_REPLIES.startTlsFirst));
       currentPrincipal(port, session, warn)
         .then((principal) =>
           port.checkMailFrom(principal, address.address).catch((error: unknown) => {
             warn('MAIL FROM', error);
-            throw smtpError(451, RELAY_REPLIES.tryLater);
+            throw wireError(RELAY_REPLIES.tryLater);
           }),
         )
         .then(
@@ -206,12 +205,12 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
     },
     onRcptTo(address, session, callback) {
       const principal = principalOf(session);
-      if (!principal) return callback(smtpError(530, RELAY_REPLIES.authRequired));
+      if (!principal) return callback(wireError(RELAY_REPLIES.authRequired));
       port.checkRecipient(principal, address.address, session.envelope.rcptTo.length).then(
         (reply) => callback(reply ? replyError(reply) : undefined),
         (error: unknown) => {
           warn('RCPT TO', error);
-          callback(smtpError(451, RELAY_REPLIES.tryLater));
+          callback(wireError(RELAY_REPLIES.tryLater));
         },
       );
     },
@@ -233,9 +232,9 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
 /** One DATA: read it whole (capped), refuse it for size or line endings, else submit it. */
 async function receive(stream: SMTPServerDataStream, session: SMTPServerSession, options: SmtpRelayOptions, warn: Warn): Promise<string> {
   const message = await readMessage(stream, options.maxBytes);
-  if (message.raw === null || stream.sizeExceeded) throw smtpError(552, RELAY_REPLIES.tooBig(options.maxBytes));
-  if (message.bare === 'LF') throw smtpError(550, RELAY_REPLIES.bareLf);
-  if (message.bare === 'CR') throw smtpError(550, RELAY_REPLIES.bareCr);
+  if (message.raw === null || stream.sizeExceeded) throw wireError(RELAY_REPLIES.tooBig(options.maxBytes));
+  if (message.bare === 'LF') throw wireError(RELAY_REPLIES.bareLf);
+  if (message.bare === 'CR') throw wireError(RELAY_REPLIES.bareCr);
   const principal = await currentPrincipal(options.submissions, session, warn);
   const envelope = {
     mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
@@ -246,10 +245,10 @@ async function receive(stream: SMTPServerDataStream, session: SMTPServerSession,
     result = await options.submissions.submit(principal, envelope, message.raw);
   } catch (error) {
     warn('submitting a message', error);
-    throw smtpError(451, RELAY_REPLIES.tryLater);
+    throw wireError(RELAY_REPLIES.tryLater);
   }
   if (!result.ok) throw replyError(result.reply);
-  return RELAY_REPLIES.accepted(result.id);
+  return RELAY_REPLIES.accepted(result.id).text;
 }
 
 async function listen(server: SMTPServer, host: string, spec: ListenerSpec): Promise<number> {

@@ -1,5 +1,5 @@
 import type { SMTPServer } from 'smtp-server';
-import { RELAY_REPLIES } from './relay-replies';
+import { RELAY_REPLIES } from './smtp-replies';
 
 /** The total-session timer of each open connection of one listener. */
 export class SessionTimers {
@@ -49,7 +49,7 @@ export class SessionTimers {
 
   private kick(id: string): void {
     for (const connection of this.server?.connections ?? []) {
-      if (connection.id === id) connection.send(421, RELAY_REPLIES.sessionTooLong); // 421 closes it
+      if (connection.id === id) connection.send(RELAY_REPLIES.sessionTooLong.code, RELAY_REPLIES.sessionTooLong.text); // 421 closes it
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { SMTPServer } from 'smtp-server';
+import { RELAY_REPLIES } from './smtp-replies';
 
 /** `MAIL FROM:<@a,@b:user@c>` / `RCPT TO:<@a:user@c>`: an address with a source route. */
 const SOURCE_ROUTE = /^(MAIL\s+FROM|RCPT\s+TO)\s*:\s*<@/i;
@@ -25,7 +26,7 @@ export function refuseSourceRoutes(server: SMTPServer, sessionId: string): void 
       const original = connection[verb].bind(connection);
       connection[verb] = (command, callback) => {
         if (!SOURCE_ROUTE.test(command.toString('latin1'))) return original(command, callback);
-        connection.send(553, '5.1.3 Source routes are not accepted: give the final address only');
+        connection.send(RELAY_REPLIES.sourceRoute.code, RELAY_REPLIES.sourceRoute.text);
         callback();
       };
     }

@@ -1,5 +1,5 @@
-import { RELAY_REPLIES } from './smtp-relay';
-import { FakePort, KEY, plainAuth, RelayHarness } from './testing/relay-harness';
+import { RELAY_REPLIES } from './smtp-replies';
+import { FakePort, KEY, plainAuth, RelayHarness } from '../../../test/support/relay-harness';
 
 const REFUSED = '535 5.7.8 Authentication credentials invalid';
 
@@ -17,7 +17,7 @@ describe('AUTH', () => {
     expect(await c.command(Buffer.from('herald').toString('base64'))).toBe('334 UGFzc3dvcmQ6');
     expect(await c.command(Buffer.from('hr_wrong_2').toString('base64'))).toBe(REFUSED);
     expect(await c.command(plainAuth('hr_wrong_3'))).toBe(REFUSED);
-    expect(await c.reply()).toBe(`421 ${RELAY_REPLIES.tooManyAuthFailures}`);
+    expect(await c.reply()).toBe(`421 ${RELAY_REPLIES.tooManyAuthFailures.text}`);
     await c.closed;
     expect(port.authCalls).toBe(3);
   });
@@ -27,7 +27,7 @@ describe('AUTH', () => {
     const relay = await harness.start(port);
     const c = await harness.greeted(relay);
     c.write(Array.from({ length: 20 }, (_, i) => `${plainAuth(`hr_wrong_${i}`)}\r\n`).join(''));
-    expect([await c.reply(), await c.reply(), await c.reply(), await c.reply()]).toEqual([REFUSED, REFUSED, REFUSED, `421 ${RELAY_REPLIES.tooManyAuthFailures}`]);
+    expect([await c.reply(), await c.reply(), await c.reply(), await c.reply()]).toEqual([REFUSED, REFUSED, REFUSED, `421 ${RELAY_REPLIES.tooManyAuthFailures.text}`]);
     await c.closed;
     expect(c.pending()).toEqual([]);
     expect(port.authCalls).toBe(3);
@@ -58,7 +58,7 @@ describe('AUTH', () => {
     }
     const calls = port.authCalls;
     const blocked = await harness.greeted(relay, '127.0.0.2');
-    expect(await blocked.command(plainAuth(KEY))).toBe(`421 ${RELAY_REPLIES.addressBlocked}`);
+    expect(await blocked.command(plainAuth(KEY))).toBe(`421 ${RELAY_REPLIES.addressBlocked.text}`);
     await blocked.closed;
     expect(port.authCalls).toBe(calls);
     // the implicit-TLS and STARTTLS listeners share the count
@@ -66,7 +66,7 @@ describe('AUTH', () => {
     await other.command('EHLO client.test');
     await other.startTls();
     await other.command('EHLO client.test');
-    expect(await other.command(plainAuth(KEY))).toBe(`421 ${RELAY_REPLIES.addressBlocked}`);
+    expect(await other.command(plainAuth(KEY))).toBe(`421 ${RELAY_REPLIES.addressBlocked.text}`);
     // another address is not affected
     const neighbour = await harness.greeted(relay, '127.0.0.3');
     expect(await neighbour.command(plainAuth(KEY))).toBe('235 Authentication successful');

@@ -1,5 +1,5 @@
-import { RELAY_REPLIES } from './smtp-relay';
-import { FakePort, RelayHarness } from './testing/relay-harness';
+import { RELAY_REPLIES } from './smtp-replies';
+import { FakePort, RelayHarness } from '../../../test/support/relay-harness';
 
 /** MAIL FROM: the session's key is presented again, so a key revoked since AUTH ends the session. */
 describe('MAIL FROM', () => {
@@ -13,9 +13,9 @@ describe('MAIL FROM', () => {
     expect(await c.command('MAIL FROM:<app@acme.test>')).toBe('250 Accepted');
     expect(await c.command('RSET')).toBe('250 Flushed');
     port.revoked = true;
-    expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`530 ${RELAY_REPLIES.keyRevoked}`);
+    expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`530 ${RELAY_REPLIES.keyRevoked.text}`);
     await c.closed;
-    expect(RELAY_REPLIES.keyRevoked).toBe('5.7.0 Authentication required: the API key of this session was revoked or deleted');
+    expect(RELAY_REPLIES.keyRevoked.text).toBe('5.7.0 Authentication required: the API key of this session was revoked or deleted');
   });
 
   it('when a pipelined transaction follows, answers none of it after the 530', async () => {
@@ -24,7 +24,7 @@ describe('MAIL FROM', () => {
     const c = await harness.authenticated(relay);
     port.revoked = true;
     c.write('MAIL FROM:<app@acme.test>\r\nRCPT TO:<bob@example.com>\r\nDATA\r\nSubject: x\r\n\r\nx\r\n.\r\n');
-    expect(await c.reply()).toBe(`530 ${RELAY_REPLIES.keyRevoked}`);
+    expect(await c.reply()).toBe(`530 ${RELAY_REPLIES.keyRevoked.text}`);
     await c.closed;
     expect(c.pending()).toEqual([]);
     expect(port.rcptCalls).toEqual([]);
@@ -36,9 +36,9 @@ describe('MAIL FROM', () => {
     const relay = await harness.start(port);
     const c = await harness.authenticated(relay);
     port.authenticate = () => Promise.resolve({ ok: false as const, reply: { code: 454, enhanced: '4.7.0', message: 'Temporary authentication failure' } });
-    expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`451 ${RELAY_REPLIES.tryLater}`);
+    expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`451 ${RELAY_REPLIES.tryLater.text}`);
     port.authenticate = () => Promise.reject(new Error('database down'));
-    expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`451 ${RELAY_REPLIES.tryLater}`);
+    expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`451 ${RELAY_REPLIES.tryLater.text}`);
     expect(await c.command('NOOP')).toBe('250 OK');
   });
 });

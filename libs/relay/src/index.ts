@@ -1,3 +1,0 @@
-export * from './smtp-relay';
-export * from './relay.host';
-export * from './tls-certificate';

@@ -1,0 +1,37 @@
+import type { Principal } from '@herald/accounts';
+import type { SmtpReply } from './smtp-replies';
+
+/**
+ * The SMTP relay's view of the send path: what the listener asks at each step of a session, and
+ * the SMTP reply each refusal becomes. The same validation, domain enforcement, suppression,
+ * quota, rate limit and idempotency as `POST /emails`, in SMTP's terms. Declared by the SMTP
+ * edge and implemented by @herald/emails (SmtpSubmissionModule), so the edge does not import the
+ * send path.
+ */
+
+export interface SmtpEnvelope {
+  /** MAIL FROM, bare (may be empty only for bounces, which the relay refuses). */
+  mailFrom: string;
+  /** Every accepted RCPT TO, bare, in order: To, Cc and Bcc all come from here. */
+  rcptTo: string[];
+}
+
+export type SubmissionResult = { ok: true; id: string } | { ok: false; reply: SmtpReply };
+
+export interface SmtpSubmissionPort {
+  /** After AUTH (username `herald`, password an API key): the principal, or a 535 reply. */
+  authenticate(username: string, password: string): Promise<{ ok: true; principal: Principal } | { ok: false; reply: SmtpReply }>;
+  /** At MAIL FROM: the domain must be one the team (or the key) may send from; the rate limit is taken here. */
+  checkMailFrom(principal: Principal, mailFrom: string): Promise<SmtpReply | null>;
+  /** At RCPT TO: malformed or relay-trick addresses (553), suppressed addresses (550); null accepts it. */
+  checkRecipient(principal: Principal, address: string, accepted: number): Promise<SmtpReply | null>;
+  /**
+   * At the end of DATA: validates the message (From header on an allowed domain, size, headers),
+   * applies idempotency (Herald-Idempotency-Key / Resend-Idempotency-Key, stripped), reserves
+   * quota, persists the email with its raw MIME and dispatches it. `ok` only once it is durable.
+   */
+  submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer): Promise<SubmissionResult>;
+}
+
+/** The Nest token of the port's implementation. */
+export const SMTP_SUBMISSIONS = Symbol('SMTP_SUBMISSIONS');
