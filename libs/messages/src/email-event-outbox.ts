@@ -22,7 +22,7 @@ export const toHeraldEvent = (e: EmailEventRecord): HeraldEvent => ({
  * on it, so a relayed event that had in fact been published is harmless.
  */
 @Injectable()
-export class EventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
+export class EmailEventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly outbox: OutboxPublisher<EmailEventRecord>;
 
   constructor(@Inject(CONFIG) config: HeraldConfig, repository: EmailEventsRepository, publisher: EventPublisher, metrics: MetricsService) {
@@ -30,7 +30,7 @@ export class EventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
       'type',
       'path',
     ]);
-    const logger = new Logger(EventOutbox.name);
+    const logger = new Logger(EmailEventOutbox.name);
     this.outbox = new OutboxPublisher<EmailEventRecord>(
       {
         publish: (e) => publisher.publish(e.region, toHeraldEvent(e)),

@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { SendPublisher } from '@herald/bus';
 import { DebouncedBatch } from '@herald/core';
 import { MetricsService } from '@herald/observability';
-import type { NewEmail } from './email.repository';
+import { DispatchRepository } from './dispatch.repository';
+import type { NewEmail } from './email-record.types';
 
 const CONFIRM_FLUSH_MS = 100;
 
@@ -24,7 +24,7 @@ export class Dispatcher implements OnModuleDestroy {
 
   constructor(
     private readonly publisher: SendPublisher,
-    private readonly db: DataSource,
+    private readonly dispatches: DispatchRepository,
     metrics: MetricsService,
   ) {
     this.published = metrics.counter(
@@ -58,10 +58,7 @@ export class Dispatcher implements OnModuleDestroy {
 
   private async flush(ids: string[]): Promise<void> {
     try {
-      // Narrow outbox rows, gone once published. The reconciler locks rows with SKIP LOCKED and
-      // waits for nothing, so this statement cannot deadlock with it; reschedule and cancel touch
-      // only scheduled emails' rows, which are never dispatched from here.
-      await this.db.query(`DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`, [ids]);
+      await this.dispatches.confirm(ids);
     } catch (error) {
       // Not fatal: the reconciler republishes these and JetStream dedupes within its window.
       this.logger.warn(`could not record ${ids.length} dispatches: ${(error as Error).message}`);

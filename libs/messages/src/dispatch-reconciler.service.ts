@@ -1,16 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { PeriodicJob } from '@herald/core';
 import { SendPublisher, type SendCommand } from '@herald/bus';
 import { MetricsService } from '@herald/observability';
-
-interface DueRow {
-  id: string;
-  team_id: string;
-  region: string;
-  dispatch_count: number;
-}
+import { DispatchRepository } from './dispatch.repository';
 
 /**
  * Publishes every email of this role's region whose dispatch is overdue. From the dispatch
@@ -40,7 +33,7 @@ export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestr
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly db: DataSource,
+    private readonly dispatches: DispatchRepository,
     private readonly publisher: SendPublisher,
     metrics: MetricsService,
   ) {
@@ -78,63 +71,21 @@ export class DispatchReconciler implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /**
-   * Outbox rows that came due: an immediate request's emails whose publish was never confirmed,
-   * a scheduled email whose time has come. They are published with the email id as Nats-Msg-Id,
-   * the id of the send path's own publish, so one that did reach the stream is stored once. An
-   * email a worker has claimed since (dispatch_count > 0) is in its lease's hands: its row is
-   * only dropped. A row goes once all its emails are published; one partly published keeps the
-   * rest for the next pass.
+   * Outbox rows that came due. They are published with the email id as Nats-Msg-Id, the id of
+   * the send path's own publish, so one that did reach the stream is stored once.
    */
   private publishDueOutbox(): Promise<{ rows: number; published: number }> {
-    return this.db.transaction(async (manager) => {
-      const due: (DueRow & { dispatch_id: string; email_ids: string[] })[] = await manager.query(
-        `SELECT d.id AS dispatch_id, d.email_ids, e.id, e.team_id, e.region, e.dispatch_count
-           FROM (SELECT id, email_ids FROM email_dispatches WHERE region = $1 AND due_at <= now()
-                  ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
-           LEFT JOIN emails e ON e.id = ANY(d.email_ids)`,
-        [this.config.HERALD_REGION, this.config.RECONCILE_BATCH_SIZE],
-      );
-      // An email deleted meanwhile (its team was) has nothing left to send.
-      const emails = due.filter((row) => row.id !== null && row.dispatch_count === 0);
-      const published = await this.publish(emails.map((row) => ({ emailId: row.id, teamId: row.team_id, region: row.region })));
-      const left = new Map(due.map((row) => [row.dispatch_id, [] as string[]]));
-      emails.forEach((row, i) => published[i] || left.get(row.dispatch_id)!.push(row.id));
-      const done = [...left].filter(([, ids]) => ids.length === 0).map(([id]) => id);
-      const partial = [...left].filter(([, ids]) => ids.length > 0);
-      if (done.length) await manager.query(`DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`, [done]);
-      for (const [id, ids] of partial) await manager.query(`UPDATE email_dispatches SET email_ids = $2 WHERE id = $1`, [id, ids]);
-      return { rows: left.size, published: published.filter(Boolean).length };
-    });
+    return this.dispatches.publishDueOutbox(this.config.HERALD_REGION, this.config.RECONCILE_BATCH_SIZE, (due) => this.publish(due));
   }
 
   /**
-   * Emails a worker claimed whose lease ran out (the worker died) or whose next retry is due.
-   * Each is published as its next generation and its lease moved one claim period ahead: the
-   * worker that claims it sets its own lease, and if none does (the command was lost, or dropped
-   * as a duplicate), the lease comes due again. A transaction that fails after publishing rolls
-   * the generation back, so the next pass publishes the same Nats-Msg-Id and JetStream stores it once.
+   * Expired and due leases, each published as its next generation: the worker that claims it
+   * sets its own lease, and if none does (the command was lost, or dropped as a duplicate), the
+   * lease comes due again.
    */
   private publishDueLeases(): Promise<{ rows: number; published: number }> {
-    return this.db.transaction(async (manager) => {
-      const due: DueRow[] = await manager.query(
-        `SELECT id, team_id, region, dispatch_count FROM emails
-          WHERE region = $1 AND dispatch_at <= now()
-          ORDER BY dispatch_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [this.config.HERALD_REGION, this.config.RECONCILE_BATCH_SIZE],
-      );
-      const published = await this.publish(
-        due.map((row) => ({ emailId: row.id, teamId: row.team_id, region: row.region, generation: row.dispatch_count + 1 })),
-      );
-      const ids = due.filter((_, i) => published[i]).map((row) => row.id);
-      if (ids.length) {
-        await manager.query(
-          `UPDATE emails SET dispatch_count = dispatch_count + 1, dispatch_at = now() + make_interval(secs => $2)
-            WHERE id = ANY($1::uuid[])`,
-          [ids, this.config.DELIVERY_CLAIM_SECONDS],
-        );
-      }
-      return { rows: due.length, published: ids.length };
-    });
+    const { HERALD_REGION, RECONCILE_BATCH_SIZE, DELIVERY_CLAIM_SECONDS } = this.config;
+    return this.dispatches.publishDueLeases(HERALD_REGION, RECONCILE_BATCH_SIZE, DELIVERY_CLAIM_SECONDS, (due) => this.publish(due));
   }
 
   /** Publishes each send command; true where the stream acknowledged it. */

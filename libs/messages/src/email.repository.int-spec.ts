@@ -1,10 +1,10 @@
 import { DataSource } from 'typeorm';
 import { newId } from '@herald/core';
-import { EmailEventsRepository } from '@herald/delivery';
 import { startTestApi, type TestApi, type TestTeam } from '../../../test/support/api-harness';
-import { newEmailRow, normalizedEmail } from './email.fixture';
+import { newEmailRow, normalizedEmail } from '../../../test/support/email-rows';
+import { EmailEventsRepository } from './email-events.repository';
 import { EmailRepository } from './email.repository';
-import type { NormalizedEmail } from './validation';
+import type { NormalizedEmail } from '@herald/emails';
 
 /** The send path's insert writes every column as given, whatever characters the values hold. */
 describe('EmailRepository.insert', () => {
