@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { PublishEntries } from '@herald/outbox';
 
 /** An email the reconciler is to publish, with the generation its command carries (none for a first publish). */
 export interface DueDispatch {
@@ -10,7 +11,7 @@ export interface DueDispatch {
 }
 
 /** Publishes due emails; true where the stream acknowledged the email's command. */
-export type PublishDue = (due: DueDispatch[]) => Promise<boolean[]>;
+type PublishDue = PublishEntries<DueDispatch>;
 
 interface DueRow {
   id: string;
@@ -21,7 +22,7 @@ interface DueRow {
 
 /**
  * The dispatch state of emails: the dispatch outbox (email_dispatches) and the workers' leases
- * (emails.dispatch_at). The reconciler's passes hold their rows locked (SKIP LOCKED) while they
+ * (emails.dispatch_at). The relay's passes hold their rows locked (SKIP LOCKED) while they
  * publish, so `publish` runs inside the transaction that then records what it published.
  */
 @Injectable()

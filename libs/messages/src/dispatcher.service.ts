@@ -1,71 +1,80 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { SendPublisher } from '@herald/bus';
-import { DebouncedBatch } from '@herald/core';
+import { CONFIG, HeraldConfig } from '@herald/config';
 import { MetricsService } from '@herald/observability';
-import { DispatchRepository } from './dispatch.repository';
+import { Outbox, outboxTuning } from '@herald/outbox';
+import { DispatchRepository, type DueDispatch } from './dispatch.repository';
 import type { NewEmail } from './email-record.types';
 
-const CONFIRM_FLUSH_MS = 100;
+/** A send command to publish, and (from the send path) the outbox row that lists its email. */
+type DispatchEntry = DueDispatch & { dispatchId?: string };
 
 /**
- * Publishes send commands to the JetStream stream of each email's region (Nats-Msg-Id = email
- * id) and records, off the request's critical path, which publishes the broker acknowledged, by
- * deleting their rows from the dispatch outbox (email_dispatches).
- * An email whose publish was lost, or whose confirmation never reached Postgres, is found by the
- * reconciler once it is overdue and published again; JetStream's dedupe window and the worker's
- * claim in Postgres keep a republish from sending it twice.
+ * The dispatch outbox. Publishes send commands to the JetStream stream of each email's region
+ * (Nats-Msg-Id = email id, then `<id>.<generation>`) and records, off the request's critical
+ * path, which publishes the broker acknowledged, by deleting their rows from email_dispatches.
+ * Its relay (started by the DispatchReconciler in the roles that run it) publishes what is
+ * overdue: outbox rows whose publish was never confirmed (lost publish, broker restart, crash
+ * between commit and publish) or whose scheduled time has come, then the emails' leases
+ * (emails.dispatch_at) that ran out or whose next retry is due. JetStream's dedupe window and the
+ * worker's claim in Postgres keep a republish from sending an email twice.
  */
 @Injectable()
 export class Dispatcher implements OnModuleDestroy {
-  private readonly logger = new Logger(Dispatcher.name);
-  private readonly confirmations = new DebouncedBatch<string>(CONFIRM_FLUSH_MS, (ids) => this.flush(ids));
-
+  private readonly outbox: Outbox<DispatchEntry>;
   private readonly published;
+  private onRelayed: () => void = () => undefined;
 
-  constructor(
-    private readonly publisher: SendPublisher,
-    private readonly dispatches: DispatchRepository,
-    metrics: MetricsService,
-  ) {
+  constructor(@Inject(CONFIG) config: HeraldConfig, publisher: SendPublisher, dispatches: DispatchRepository, metrics: MetricsService) {
     this.published = metrics.counter(
       'herald_send_commands_published_total',
       'Send commands published to JetStream by the send path, by outcome',
       ['outcome'],
     );
+    const region = config.HERALD_REGION;
+    this.outbox = new Outbox<DispatchEntry>(
+      'dispatches',
+      {
+        publish: ({ emailId, teamId, region, generation }) => publisher.publish({ emailId, teamId, region, ...(generation !== undefined && { generation }) }),
+        describe: (e) => ({ id: e.emailId, type: 'send command of email' }),
+        rowOf: (e) => e.dispatchId ?? e.emailId,
+        confirm: (ids) => dispatches.confirm(ids),
+      },
+      [
+        (limit, publish) => dispatches.publishDueOutbox(region, limit, publish),
+        (limit, publish) => dispatches.publishDueLeases(region, limit, config.DELIVERY_CLAIM_SECONDS, publish),
+      ],
+      outboxTuning(config),
+      new Logger(Dispatcher.name),
+      (_, path) => path === 'relay' && this.onRelayed(),
+    );
   }
 
   /**
    * Publishes the send command of each email; never throws: a failed publish is left to the
-   * reconciler. An outbox row is confirmed (deleted) once every email it lists was acknowledged.
+   * relay. An outbox row is confirmed (deleted) once every email it lists was acknowledged.
    * Returns how many were acknowledged.
    */
   async dispatch(emails: Pick<NewEmail, 'id' | 'teamId' | 'region' | 'dispatchId'>[]): Promise<number> {
-    const results = await Promise.allSettled(emails.map((e) => this.publisher.publish({ emailId: e.id, teamId: e.teamId, region: e.region })));
-    const unconfirmed = new Set<string>();
-    results.forEach((result, i) => {
-      if (result.status === 'fulfilled') return;
-      unconfirmed.add(emails[i].dispatchId);
-      this.logger.warn(`publish of email ${emails[i].id} failed, the reconciler will retry: ${String(result.reason)}`);
-    });
-    for (const dispatchId of new Set(emails.map((e) => e.dispatchId))) {
-      if (!unconfirmed.has(dispatchId)) this.confirmations.add(dispatchId);
-    }
-    const acknowledged = results.filter((r) => r.status === 'fulfilled').length;
+    const acked = await this.outbox.publish(emails.map((e) => ({ emailId: e.id, teamId: e.teamId, region: e.region, dispatchId: e.dispatchId })));
+    const acknowledged = acked.filter(Boolean).length;
     if (acknowledged) this.published.inc({ outcome: 'acknowledged' }, acknowledged);
     if (acknowledged < emails.length) this.published.inc({ outcome: 'failed' }, emails.length - acknowledged);
     return acknowledged;
   }
 
-  private async flush(ids: string[]): Promise<void> {
-    try {
-      await this.dispatches.confirm(ids);
-    } catch (error) {
-      // Not fatal: the reconciler republishes these and JetStream dedupes within its window.
-      this.logger.warn(`could not record ${ids.length} dispatches: ${(error as Error).message}`);
-    }
+  /** Starts the relay of overdue dispatches and leases; `onRelayed` is called for each email it publishes. */
+  startRelay(onRelayed: () => void): void {
+    this.onRelayed = onRelayed;
+    this.outbox.start();
+  }
+
+  /** One relay run now: publishes what is due (up to RECONCILE_BATCH_SIZE per query) and returns how many. */
+  relayOnce(): Promise<number> {
+    return this.outbox.relayOnce();
   }
 
   onModuleDestroy(): Promise<void> {
-    return this.confirmations.close();
+    return this.outbox.close();
   }
 }

@@ -20,9 +20,10 @@ import { EmailStore } from './email.store';
 })
 export class MessagesModule {}
 
-/** The reconciler of dispatches and leases, for the roles that run it (api and worker). */
+/** The relay of overdue dispatches and leases, for the roles that run it (api and worker). */
 @Module({
-  providers: [DispatchRepository, DispatchReconciler],
+  imports: [MessagesModule],
+  providers: [DispatchReconciler],
   exports: [DispatchReconciler],
 })
 export class DispatchReconcilerModule {}
