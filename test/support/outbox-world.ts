@@ -1,7 +1,8 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import type { ModuleMetadata } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { BusModule, ResourceEventOutbox } from '@herald/bus';
+import { BusModule } from '@herald/bus';
+import { ResourceEventOutbox } from '@herald/outbox';
 import { ConfigModule } from '@herald/config';
 import { DatabaseModule } from '@herald/database';
 import { IsolatedConfig, isolatedConfig } from '@herald/testing';

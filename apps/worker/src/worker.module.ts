@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { HeraldConfig } from '@herald/config';
 import { DeliveryModule } from '@herald/delivery';
-import { DispatchReconcilerModule } from '@herald/emails';
+import { DispatchReconcilerModule } from '@herald/messages';
 import { LoggingOptions, OpsServerModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
 import { SendHandler } from './send.handler';

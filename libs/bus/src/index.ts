@@ -12,6 +12,3 @@ export type { RetryPolicy, Settlement } from './jetstream.settlement';
 export { settlementForError } from './jetstream.settlement';
 export * from './jetstream.server';
 export * from './bus.module';
-export { ResourceEventOutbox } from './resource-events/resource-event-outbox';
-export { ResourceEventsModule } from './resource-events/resource-events.module';
-export * from './outbox-publisher';

@@ -1,23 +1,21 @@
 import { Module } from '@nestjs/common';
 import { DomainsModule } from '@herald/domains';
 import { SuppressionsModule } from '@herald/suppressions';
-import { DeliveryRepository } from './engine/delivery.repository';
+import { MessagesModule } from '@herald/messages';
 import { DeliveryService, TRANSMITTER } from './engine/delivery.service';
-import { EmailEventsRepository } from './engine/email-events.repository';
-import { EventOutbox } from './engine/event-outbox';
 import { LateReports } from './engine/late-reports';
 import { SenderIdentities } from './engine/sender-identity';
 import { SmtpTransmitterHost } from './engine/transmitter.provider';
 
 /**
  * Shared by the worker (the sender pipeline) and the smtp role (late bounces and complaints):
- * the delivery state in Postgres and the outbox of email events. Relies on the app importing
- * ConfigModule, DatabaseModule, BusModule and ObservabilityModule.
+ * the email store and outbox (MessagesModule) and what delivery needs beside them. Relies on the
+ * app importing ConfigModule, DatabaseModule, BusModule and ObservabilityModule.
  */
 @Module({
-  imports: [DomainsModule, SuppressionsModule],
-  providers: [DeliveryRepository, EmailEventsRepository, EventOutbox, LateReports],
-  exports: [DeliveryRepository, EmailEventsRepository, EventOutbox, LateReports, DomainsModule, SuppressionsModule],
+  imports: [MessagesModule, DomainsModule, SuppressionsModule],
+  providers: [LateReports],
+  exports: [LateReports, MessagesModule, DomainsModule, SuppressionsModule],
 })
 export class DeliveryStateModule {}
 

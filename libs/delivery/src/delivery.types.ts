@@ -3,27 +3,9 @@
  * says per recipient what happened, and the engine records that.
  */
 
-/** Resend's bounce taxonomy (API.md §9.4 and §13). */
-export type BounceType = 'Permanent' | 'Transient' | 'Undetermined';
-export type BounceSubType =
-  | 'General'
-  | 'NoEmail'
-  | 'Suppressed'
-  | 'OnAccountSuppressionList'
-  | 'MailboxFull'
-  | 'MessageTooLarge'
-  | 'ContentRejected'
-  | 'AttachmentRejected'
-  | 'Undetermined';
+import type { Bounce } from '@herald/messages';
 
-/** The `bounce` object of an `email.bounced` event. */
-export interface Bounce {
-  type: BounceType;
-  subType: BounceSubType;
-  message: string;
-  /** e.g. `["smtp; 550 5.1.1 <x@example.com>: user unknown"]`. */
-  diagnosticCode: string[];
-}
+export type { Bounce, BounceSubType, BounceType } from '@herald/messages';
 
 /** What one attempt (or a later report) says about one recipient. */
 export type RecipientOutcome =

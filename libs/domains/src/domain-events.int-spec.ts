@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ResourceEventOutbox } from '@herald/bus';
+import { ResourceEventOutbox } from '@herald/outbox';
 import { eventually } from '@herald/testing';
 import { NatsProbe } from '../../../test/support/nats-probe';
 import { OutboxWorld, startOutboxWorld } from '../../../test/support/outbox-world';

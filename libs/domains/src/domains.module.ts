@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ResourceEventsModule } from '@herald/bus';
+import { ResourceEventsModule } from '@herald/outbox';
 import { SendingDomains } from './sending-domains.service';
 import { DomainEvents } from './domain-events';
 import { DomainVerificationListener } from './domain-verification.listener';

@@ -1,28 +1,29 @@
-import { EmailRepository, NewEmail } from './email.repository';
+import type { EmailStore } from '@herald/messages';
+import type { AcceptedEmail } from './email.types';
 import { EmailWriter } from './email-writer';
 
 /** A repository whose statements finish when the test says so. */
 class ScriptedRepository {
   readonly statements: { ids: string[]; finish: (error?: Error) => void }[] = [];
 
-  insert(emails: NewEmail[]): Promise<[]> {
+  insert(emails: AcceptedEmail[]): Promise<[]> {
     return new Promise((resolve, reject) => {
       this.statements.push({ ids: emails.map((e) => e.id), finish: (error) => (error ? reject(error) : resolve([])) });
     });
   }
 }
 
-const email = (id: string, sizeBytes = 1000) => ({ id, email: { sizeBytes } }) as unknown as NewEmail;
+const email = (id: string, sizeBytes = 1000) => ({ id, email: { sizeBytes } }) as unknown as AcceptedEmail;
 const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => email(`${prefix}${i}`));
 const tick = () => new Promise((r) => setImmediate(r));
 
 function setup() {
   const repo = new ScriptedRepository();
-  return { repo, writer: new EmailWriter(repo as unknown as EmailRepository) };
+  return { repo, writer: new EmailWriter(repo as unknown as EmailStore) };
 }
 
 /** Records the order in which insert() calls settle. */
-function track(writer: EmailWriter, rows: NewEmail[], log: string[]): Promise<void> {
+function track(writer: EmailWriter, rows: AcceptedEmail[], log: string[]): Promise<void> {
   return writer.insert(rows).then(
     () => void log.push(`ok ${rows[0].id}`),
     (e: Error) => void log.push(`failed ${rows[0].id}: ${e.message}`),

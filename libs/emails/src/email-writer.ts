@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { EmailEventRecord } from '@herald/delivery';
-import { EmailRepository, NewEmail } from './email.repository';
+import { EmailStore, type EmailEventRecord } from '@herald/messages';
+import type { AcceptedEmail } from './email.types';
 
 /**
  * At most this many insert statements run at once. Under light load every request's emails go
@@ -14,7 +14,7 @@ const MAX_GROUP_EMAILS = 500;
 const MAX_GROUP_BYTES = 8 * 1024 * 1024;
 
 interface Pending {
-  emails: NewEmail[];
+  emails: AcceptedEmail[];
   bytes: number;
   resolve: (events: EmailEventRecord[]) => void;
   reject: (error: unknown) => void;
@@ -33,13 +33,13 @@ export class EmailWriter {
   private readonly queue: Pending[] = [];
   private inFlight = 0;
 
-  constructor(private readonly emails: EmailRepository) {}
+  constructor(private readonly emails: EmailStore) {}
 
   /**
    * Resolves once the emails are committed (all of them, atomically), with the events recorded
    * with them (email.scheduled) to publish; rejects if they are not.
    */
-  insert(emails: NewEmail[]): Promise<EmailEventRecord[]> {
+  insert(emails: AcceptedEmail[]): Promise<EmailEventRecord[]> {
     return new Promise<EmailEventRecord[]>((resolve, reject) => {
       this.queue.push({ emails, bytes: emails.reduce((sum, e) => sum + e.email.sizeBytes, 0), resolve, reject });
       this.pump();
@@ -85,7 +85,7 @@ export class EmailWriter {
 }
 
 /** The events about these emails, among those of a shared statement. */
-function eventsOf(emails: NewEmail[], events: EmailEventRecord[]): EmailEventRecord[] {
+function eventsOf(emails: AcceptedEmail[], events: EmailEventRecord[]): EmailEventRecord[] {
   if (!events.length) return events;
   const ids = new Set(emails.map((e) => e.id));
   return events.filter((e) => ids.has(e.emailId));

@@ -1,45 +1,11 @@
 import type { PlanId } from '@herald/limits';
+import type { NewEmail } from '@herald/messages';
+import type { NormalizedEmail } from './validation';
 
-/** `last_event` values of an email, as Resend names them. */
-export type EmailEvent =
-  | 'queued'
-  | 'scheduled'
-  | 'canceled'
-  | 'sent'
-  | 'delivered'
-  | 'delivery_delayed'
-  | 'bounced'
-  | 'complained'
-  | 'opened'
-  | 'clicked'
-  | 'failed'
-  | 'suppressed';
+export type { EmailEvent, EmailRecord, EmailSource, EmailSummary } from '@herald/messages';
 
-export type EmailSource = 'api' | 'smtp';
-
-/** An email as stored: the record of what the customer handed over. */
-export interface EmailRecord {
-  id: string;
-  teamId: string;
-  region: string;
-  source: EmailSource;
-  from: string;
-  to: string[];
-  cc: string[] | null;
-  bcc: string[] | null;
-  replyTo: string[] | null;
-  subject: string;
-  html: string | null;
-  text: string | null;
-  headers: Record<string, string> | null;
-  tags: { name: string; value: string }[] | null;
-  messageId: string;
-  lastEvent: EmailEvent;
-  scheduledAt: Date | null;
-  createdAt: Date;
-}
-
-export type EmailSummary = Omit<EmailRecord, 'html' | 'text' | 'tags' | 'headers'>;
+/** An email the send path accepted, as it hands it to the store. */
+export type AcceptedEmail = NewEmail<NormalizedEmail>;
 
 /** Who is sending: the authenticated team, as the send path needs it. */
 export interface Sender {

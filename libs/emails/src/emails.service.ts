@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HeraldError, isUuid } from '@herald/core';
 import { sendLimitsOf } from './send-limits';
-import { EmailRepository } from './email.repository';
+import { EmailStore } from '@herald/messages';
 import { presentEmail, presentEmailSummary } from './email.presenter';
 import { SendLimits, validateListQuery, validateUpdateEmailRequest } from './validation';
 import { CONFIG, HeraldConfig } from '@herald/config';
@@ -14,7 +14,7 @@ export class EmailsService {
   private readonly limits: SendLimits;
 
   constructor(
-    private readonly emails: EmailRepository,
+    private readonly emails: EmailStore,
     @Inject(CONFIG) config: HeraldConfig,
   ) {
     this.limits = sendLimitsOf(config);

@@ -1,18 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isHeraldError, newId } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
 import { IdempotencyRecords, IdempotencyService, isIdempotencyConflict, Lease, Replay } from '@herald/idempotency';
 import { QuotaService, Reservation } from '@herald/limits';
-import type { EmailEventRecord } from '@herald/delivery';
+import { Dispatcher, EmailEventOutbox, EmailStore, type EmailEventRecord } from '@herald/messages';
 import { MetricsService } from '@herald/observability';
-import { Dispatcher } from './dispatcher.service';
-import { ScheduledEmailEvents } from './scheduled-email-events';
 import { sendLimitsOf } from './send-limits';
-import { EmailRepository, NewEmail } from './email.repository';
 import { EmailWriter } from './email-writer';
-import { EmailSource, Sender } from './email.types';
+import type { AcceptedEmail, EmailSource, Sender } from './email.types';
 import {
   NormalizedEmail,
   SendLimits,
@@ -48,7 +44,7 @@ type BatchError = { index: number; message: string };
 
 /** What validation accepted, by index in the request, and (permissive batch) what it refused. */
 interface Acceptance {
-  emails: { index: number; email: NormalizedEmail; id?: string; raw?: NewEmail['raw'] }[];
+  emails: { index: number; email: NormalizedEmail; id?: string; raw?: AcceptedEmail['raw'] }[];
   /** Refusals reported in the response instead of failing the request; null: any refusal fails it. */
   errors: BatchError[] | null;
   /** The response for the stored emails' ids (and the refusals), given and replayed. */
@@ -69,15 +65,14 @@ export class SendService {
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly db: DataSource,
-    private readonly emails: EmailRepository,
+    private readonly emails: EmailStore,
     private readonly writer: EmailWriter,
     private readonly dispatcher: Dispatcher,
     private readonly idempotency: IdempotencyService,
     private readonly idempotencyRecords: IdempotencyRecords,
     private readonly quota: QuotaService,
     private readonly sendingDomains: SendingDomains,
-    private readonly scheduledEvents: ScheduledEmailEvents,
+    private readonly events: EmailEventOutbox,
     metrics: MetricsService,
   ) {
     this.limits = sendLimitsOf(config);
@@ -169,7 +164,7 @@ export class SendService {
       if (this.config.HERALD_FAILPOINT === 'crash-after-commit') process.kill(process.pid, 'SIGKILL');
 
       await this.dispatcher.dispatch(rows.filter((r) => !r.email.scheduledAt));
-      this.scheduledEvents.publish(events);
+      this.events.publish(events);
       // complete() never throws: the Postgres record backs the key if Redis misses it.
       if (lease) await this.idempotency.complete(lease, 200, response);
       return response;
@@ -185,7 +180,7 @@ export class SendService {
    * domain's region, whichever region accepted it. A refused domain fails the request, or in a
    * permissive batch joins the reported errors.
    */
-  private async route(sender: Sender, acceptance: Acceptance, source: EmailSource, key: string | null): Promise<NewEmail[]> {
+  private async route(sender: Sender, acceptance: Acceptance, source: EmailSource, key: string | null): Promise<AcceptedEmail[]> {
     // A batch's emails mostly share a domain or two: each is resolved once per request.
     const resolved = new Map<string, Promise<{ region: string }>>();
     const resolve = (domain: string) => {
@@ -200,7 +195,7 @@ export class SendService {
       if (!dispatchId) dispatchIds.set(region, (dispatchId = newId()));
       return dispatchId;
     };
-    const rows: NewEmail[] = [];
+    const rows: AcceptedEmail[] = [];
     for (const { index, email, id, raw } of acceptance.emails) {
       let region: string;
       try {
@@ -223,16 +218,15 @@ export class SendService {
    * that request's response to replay (or throws 409 when its payload differed).
    */
   private async persist(
-    rows: NewEmail[],
+    rows: AcceptedEmail[],
     idempotency: { lease: Lease; response: unknown } | null,
   ): Promise<{ replay: Replay | null; events: EmailEventRecord[] }> {
     if (!idempotency) return { replay: null, events: await this.writer.insert(rows) };
     const { lease, response } = idempotency;
     try {
-      const events = await this.db.transaction(async (manager) => {
-        await this.idempotencyRecords.insert(manager, { ...lease.scope, requestHash: lease.requestHash, statusCode: 200, response });
-        return this.emails.insert(rows, manager);
-      });
+      const events = await this.emails.insert(rows, (tx) =>
+        this.idempotencyRecords.insert(tx, { ...lease.scope, requestHash: lease.requestHash, statusCode: 200, response }),
+      );
       return { replay: null, events };
     } catch (error) {
       if (!isIdempotencyConflict(error)) throw error;

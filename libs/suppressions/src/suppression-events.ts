@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ResourceEventOutbox, type HeraldEvent } from '@herald/bus';
+import type { HeraldEvent } from '@herald/bus';
+import { ResourceEventOutbox } from '@herald/outbox';
 import { isoTimestamp, newId } from '@herald/core';
 import { suppressionEventData } from './suppression.presenter';
 import type { Suppression } from './suppression.types';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ResourceEventsModule } from '@herald/bus';
+import { ResourceEventsModule } from '@herald/outbox';
 import { SuppressionEvents } from './suppression-events';
 import { SuppressionsRepository } from './suppressions.repository';
 import { SuppressionsService } from './suppressions.service';

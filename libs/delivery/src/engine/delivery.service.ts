@@ -2,14 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { NatsService, type SendCommand } from '@herald/bus';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { addressDomain, GroupCommit, parseAddress, PeriodicJob } from '@herald/core';
+import { emailEvent, EmailEventOutbox, EmailStore, ONCE_PER_EMAIL, type ClaimedEmail, type EmailEventRecord, type EmailOutcome } from '@herald/messages';
 import { MetricsService } from '@herald/observability';
 import { SuppressionsService } from '@herald/suppressions';
 import { isHardBounce } from '../bounce-classification';
 import type { Bounce, Transmitter } from '../delivery.types';
 import { verpKey } from '../message';
-import { DeliveryRepository, type ClaimedEmail, type EmailOutcome } from './delivery.repository';
-import { emailEvent, ONCE_PER_EMAIL, type EmailEventRecord } from './email-events';
-import { EventOutbox } from './event-outbox';
 import { OutcomeCollector } from './outcome-collector';
 import { prepareMessage } from './prepare-message';
 import { SenderIdentities } from './sender-identity';
@@ -53,10 +51,10 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly repository: DeliveryRepository,
+    private readonly store: EmailStore,
     private readonly identities: SenderIdentities,
     @Inject(TRANSMITTER) private readonly transmitter: Transmitter,
-    private readonly outbox: EventOutbox,
+    private readonly outbox: EmailEventOutbox,
     private readonly suppressions: SuppressionsService,
     metrics: MetricsService,
     nats: NatsService,
@@ -65,7 +63,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     // (recorded, events published) while the connection can still publish.
     nats.beforeDrain(() => this.drain());
     this.claims = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (ids) => this.claimMany(ids));
-    this.records = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (outcomes) => this.repository.record(outcomes));
+    this.records = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (outcomes) => this.store.record(outcomes));
     this.verpKey = verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64'));
     this.outcomes = metrics.counter('herald_delivery_outcomes_total', 'Recipient outcomes recorded by the sender actors', ['outcome']);
     this.latency = metrics.histogram(
@@ -124,12 +122,12 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   /** Keeps this worker's claims alive while it works on them (a queue wait, a slow MX). */
   private async renewClaims(): Promise<number> {
     const tokens = [...this.claimsHeld.keys()];
-    await this.repository.renewClaims(tokens, this.config.DELIVERY_CLAIM_SECONDS);
+    await this.store.renewClaims(tokens, this.config.DELIVERY_CLAIM_SECONDS);
     return tokens.length;
   }
 
   private async claimMany(ids: string[]): Promise<(ClaimedEmail | null)[]> {
-    const { claimed, events } = await this.repository.claim(ids, this.config.DELIVERY_CLAIM_SECONDS, (emails) =>
+    const { claimed, events } = await this.store.claim(ids, this.config.DELIVERY_CLAIM_SECONDS, (emails) =>
       emails.filter((e) => e.firstClaim).map((e) => emailEvent('email.sent', e, e.to, new Date(), ONCE_PER_EMAIL)),
     );
     this.outbox.publish(events);

@@ -1,12 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
+import { emailEvent, EmailEventOutbox, EmailStore, type EmailEventRecord, type LateStatus } from '@herald/messages';
 import { SuppressionsService } from '@herald/suppressions';
 import { bounceOfDsnRecipient, type ReceivedReport } from '../bounce';
 import { isHardBounce } from '../bounce-classification';
 import type { Bounce } from '../delivery.types';
-import { DeliveryRepository, type RecipientStatus } from './delivery.repository';
-import { emailEvent, type EmailEventRecord } from './email-events';
-import { EventOutbox } from './event-outbox';
 import { testAddressOutcome } from './test-addresses';
 
 /**
@@ -22,13 +20,13 @@ export class LateReports {
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly repository: DeliveryRepository,
-    private readonly outbox: EventOutbox,
+    private readonly store: EmailStore,
+    private readonly outbox: EmailEventOutbox,
     private readonly suppressions: SuppressionsService,
   ) {}
 
   async record({ emailId, report }: ReceivedReport): Promise<void> {
-    const email = await this.repository.emailForReport(emailId);
+    const email = await this.store.emailForReport(emailId);
     if (!email) {
       this.logger.warn(`a ${report.kind} arrived for email ${emailId}, which no longer exists; ignored`);
       return;
@@ -39,7 +37,7 @@ export class LateReports {
       candidates.map((c) => email.recipients.find((r) => r.toLowerCase() === c?.toLowerCase())).find((r) => r !== undefined) ?? only;
     const now = new Date();
     const events: EmailEventRecord[] = [];
-    const statuses: { emailId: string; address: string; status: RecipientStatus }[] = [];
+    const statuses: LateStatus[] = [];
     const suppress: { address: string; origin: 'bounce' | 'complaint'; reason: string }[] = [];
 
     if (report.kind === 'dsn') {
@@ -62,7 +60,7 @@ export class LateReports {
       this.logger.warn(`a ${report.kind} for email ${emailId} named no recipient of it; ignored`);
       return;
     }
-    const fresh = await this.repository.recordLate(events, statuses);
+    const fresh = await this.store.recordLate(events, statuses);
     for (const s of suppress) {
       if (testAddressOutcome(s.address, this.config.TEST_ADDRESS_DOMAINS)) continue;
       await this.suppressions.suppress(email.teamId, s.address, s.origin, emailId, s.reason);

@@ -1,7 +1,17 @@
 import { heraldBounce } from '../bounce-classification';
 import type { Bounce, RecipientResult } from '../delivery.types';
-import type { ClaimedEmail, ClaimedRecipient, EmailOutcome, RecipientUpdate } from './delivery.repository';
-import { emailEvent, ONCE_PER_EMAIL, type EmailEventRecord, type EmailEventType, type EventExtra, type Suppressed } from './email-events';
+import {
+  emailEvent,
+  ONCE_PER_EMAIL,
+  type ClaimedEmail,
+  type ClaimedRecipient,
+  type EmailEventRecord,
+  type EmailEventType,
+  type EmailOutcome,
+  type EventExtra,
+  type RecipientUpdate,
+  type Suppressed,
+} from '@herald/messages';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy';
 import { TEST_ADDRESS_MX, type TestAddressOutcome } from './test-addresses';
 

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import type { ClaimedEmail } from './delivery.repository';
+import type { ClaimedEmail } from '@herald/messages';
 import { prepareMessage } from './prepare-message';
 import type { SenderIdentity } from './sender-identity';
 

@@ -1,6 +1,6 @@
 import { addressAllowList, type AddressAllowList } from '@herald/core';
 import { buildMessage, MessageBuildError, returnPathAddress, signDkim } from '../message';
-import type { ClaimedEmail } from './delivery.repository';
+import type { ClaimedEmail } from '@herald/messages';
 import type { SenderIdentity } from './sender-identity';
 
 export type PreparedMessage =

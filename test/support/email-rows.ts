@@ -1,8 +1,7 @@
 import { newId } from '@herald/core';
-import type { NewEmail } from './email.repository';
-import type { NormalizedEmail } from './validation';
+import type { AcceptedEmail, NormalizedEmail } from '@herald/emails';
 
-/* Shared by the repository and reconciler specs: an email as the send path writes it. */
+/* Shared by the email store's specs: an email as the send path writes it. */
 
 /** A valid one-recipient email from `from@domain`, with what the spec changes. */
 export const normalizedEmail = (from: string, domain: string, overrides: Partial<NormalizedEmail> = {}): NormalizedEmail => ({
@@ -26,7 +25,7 @@ export const normalizedEmail = (from: string, domain: string, overrides: Partial
 });
 
 /** The row of a team's email in us-east-1; its own outbox row unless `dispatchId` names a shared one. */
-export function newEmailRow(teamId: string, email: NormalizedEmail, dispatchId?: string): NewEmail {
+export function newEmailRow(teamId: string, email: NormalizedEmail, dispatchId?: string): AcceptedEmail {
   const id = newId();
   return { id, teamId, region: 'us-east-1', source: 'api', idempotencyKey: null, dispatchId: dispatchId ?? id, email };
 }

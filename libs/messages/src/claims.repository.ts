@@ -1,91 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@herald/core';
-import { lastEventOf, type EmailEventRecord, type EmailFacts } from './email-events';
+import type { ClaimedAttachment, ClaimedEmail, ClaimedRecipient, EmailOutcome, LateStatus, ReportedEmail } from './delivery-state.types';
+import { lastEventOf, type EmailEventRecord } from './email-events';
 import { EmailEventsRepository } from './email-events.repository';
+import { toClaimedEmail, toFacts, type ClaimRow, type EmailRow } from './email.row';
 
-export type RecipientStatus = 'queued' | 'sending' | 'deferred' | 'delivered' | 'bounced' | 'suppressed' | 'failed';
-
-export interface ClaimedRecipient {
-  position: number;
-  kind: 'to' | 'cc' | 'bcc';
-  address: string;
-  /** Attempts including this one. */
-  attempts: number;
-  /** The suppression list's origin when the address is on it. */
-  suppressedBy: 'bounce' | 'complaint' | 'manual' | null;
-}
-
-export interface ClaimedAttachment {
-  filename: string | null;
-  contentType: string | null;
-  contentId: string | null;
-  path: string | null;
-  content: Buffer | null;
-}
-
-/** An email some of whose recipients this worker now holds, with what it needs to send it. */
-export interface ClaimedEmail extends EmailFacts {
-  token: string;
-  generation: number;
-  /** No event had been recorded yet: this claim makes it `sent`. */
-  firstClaim: boolean;
-  to: string[];
-  cc: string[] | null;
-  replyTo: string[] | null;
-  html: string | null;
-  text: string | null;
-  /** When the email became due (its schedule, or its acceptance): retries expire from here. */
-  dueAt: Date;
-  recipients: ClaimedRecipient[];
-  attachments: ClaimedAttachment[];
-  /** The message as submitted over SMTP (email_mime), sent as is; null for an API email. */
-  mime: Buffer | null;
-}
-
-export interface RecipientUpdate {
-  position: number;
-  status: RecipientStatus;
-  response: string | null;
-  mx: string | null;
-  nextAttemptAt: Date | null;
-}
-
-/** What one claim produced: the recipients' new states and the events that say so. */
-export interface EmailOutcome {
-  emailId: string;
-  token: string;
-  updates: RecipientUpdate[];
-  events: EmailEventRecord[];
-}
-
-interface ClaimRow {
+interface ClaimedRecipientRow {
   email_id: string;
   position: number;
   kind: 'to' | 'cc' | 'bcc';
   address: string;
   attempts: number;
   suppressed_by: ClaimedRecipient['suppressedBy'];
-}
-
-interface EmailRow {
-  id: string;
-  team_id: string;
-  region: string;
-  from_address: string;
-  to_addresses: string[];
-  cc_addresses: string[] | null;
-  reply_to: string[] | null;
-  subject: string;
-  html: string | null;
-  text_body: string | null;
-  headers: Record<string, string> | null;
-  tags: { name: string; value: string }[] | null;
-  message_id: string;
-  created_at: Date;
-  due_at: Date;
-  dispatch_count: number;
-  before: string;
 }
 
 interface AttachmentRow extends Omit<ClaimedAttachment, 'contentType' | 'contentId'> {
@@ -102,7 +29,7 @@ interface AttachmentRow extends Omit<ClaimedAttachment, 'contentType' | 'content
  * claim cannot overwrite the one that took over. Both work on many emails per statement.
  */
 @Injectable()
-export class DeliveryRepository {
+export class ClaimsRepository {
   constructor(
     private readonly db: DataSource,
     private readonly events: EmailEventsRepository,
@@ -117,7 +44,7 @@ export class DeliveryRepository {
     const token = newId();
     return this.db.transaction(async (m) => {
       // TypeORM answers an UPDATE with [rows, count].
-      const [rows]: [ClaimRow[], number] = await m.query(
+      const [rows]: [ClaimedRecipientRow[], number] = await m.query(
         `UPDATE email_recipients r
             SET status = 'sending', attempts = r.attempts + 1, claim_token = $3,
                 claimed_until = now() + make_interval(secs => $2), updated_at = now()
@@ -131,7 +58,7 @@ export class DeliveryRepository {
       );
       if (!rows.length) return { claimed: new Map<string, ClaimedEmail>(), events: [] };
       const claimedIds = [...new Set(rows.map((r) => r.email_id))];
-      const [emails]: [EmailRow[], number] = await m.query(
+      const [emails]: [ClaimRow[], number] = await m.query(
         `UPDATE emails e
             SET dispatch_count = e.dispatch_count + 1, dispatch_at = now() + make_interval(secs => $2),
                 last_event = CASE WHEN old.before IN ('queued', 'scheduled') THEN 'sent' ELSE e.last_event END,
@@ -231,7 +158,7 @@ export class DeliveryRepository {
   }
 
   /** Records events about recipients outside a claim (late bounces, complaints); returns the new ones. */
-  async recordLate(events: EmailEventRecord[], statuses: { emailId: string; address: string; status: RecipientStatus }[]): Promise<EmailEventRecord[]> {
+  async recordLate(events: EmailEventRecord[], statuses: LateStatus[]): Promise<EmailEventRecord[]> {
     return this.db.transaction(async (m) => {
       if (statuses.length) {
         await m.query(
@@ -248,7 +175,7 @@ export class DeliveryRepository {
   }
 
   /** The email's team, region, recipients and what the events repeat about it; null if unknown. */
-  async emailForReport(emailId: string): Promise<(EmailFacts & { recipients: string[] }) | null> {
+  async emailForReport(emailId: string): Promise<ReportedEmail | null> {
     const rows: (EmailRow & { recipients: string[] })[] = await this.db.query(
       `SELECT e.id, e.team_id, e.region, e.from_address, e.subject, e.message_id, e.tags, e.headers, e.created_at,
               array(SELECT r.address FROM email_recipients r WHERE r.email_id = e.id ORDER BY r.position) AS recipients
@@ -256,7 +183,7 @@ export class DeliveryRepository {
       [emailId],
     );
     const row = rows[0];
-    return row ? { ...facts(row), recipients: row.recipients } : null;
+    return row ? { ...toFacts(row), recipients: row.recipients } : null;
   }
 
   /**
@@ -303,36 +230,4 @@ function latestEvents(events: EmailEventRecord[]): Map<string, EmailEventRecord>
     if (!seen || seen.createdAt.getTime() <= e.createdAt.getTime()) latest.set(e.emailId, e);
   }
   return latest;
-}
-
-function facts(row: Pick<EmailRow, 'id' | 'team_id' | 'region' | 'from_address' | 'subject' | 'message_id' | 'tags' | 'headers' | 'created_at'>): EmailFacts {
-  return {
-    id: row.id,
-    teamId: row.team_id,
-    region: row.region,
-    from: row.from_address,
-    subject: row.subject,
-    messageId: row.message_id,
-    tags: row.tags,
-    headers: row.headers,
-    createdAt: row.created_at,
-  };
-}
-
-function toClaimedEmail(row: EmailRow, token: string): ClaimedEmail {
-  return {
-    ...facts(row),
-    token,
-    generation: row.dispatch_count,
-    firstClaim: row.before === 'queued' || row.before === 'scheduled',
-    to: row.to_addresses,
-    cc: row.cc_addresses,
-    replyTo: row.reply_to,
-    html: row.html,
-    text: row.text_body,
-    dueAt: row.due_at,
-    recipients: [],
-    attachments: [],
-    mime: null,
-  };
 }

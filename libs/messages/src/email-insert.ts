@@ -1,4 +1,4 @@
-import type { NewEmail } from './email.repository';
+import type { NewEmail } from './email-record.types';
 
 /**
  * The send path's insert statement for any number of emails: emails, recipients, attachments,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import type { PublishEntries } from '@herald/outbox';
 import type { EmailEventRecord } from './email-events';
 
 interface EventRow {
@@ -64,14 +65,29 @@ export class EmailEventsRepository {
     if (ids.length) await this.db.query(`UPDATE email_events SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
-  /** Events of the region still unpublished after `olderThanMs` (their publisher died), oldest first. */
-  async unpublished(region: string, olderThanMs: number, limit: number): Promise<EmailEventRecord[]> {
-    const rows: EventRow[] = await this.db.query(
-      `SELECT ${COLUMNS} FROM email_events
-        WHERE region = $1 AND published_at IS NULL AND created_at <= now() - make_interval(secs => $2)
-        ORDER BY created_at LIMIT $3`,
-      [region, olderThanMs / 1000, limit],
-    );
-    return rows.map(toRecord);
+  /**
+   * One relay pass: events of the region still unpublished after `olderThanMs` (their publisher
+   * died), oldest first, locked while they are published so that concurrent relays take
+   * different ones, and marked published in the same transaction.
+   */
+  relayDue(
+    region: string,
+    olderThanMs: number,
+    limit: number,
+    publish: PublishEntries<EmailEventRecord>,
+  ): Promise<{ rows: number; published: number }> {
+    return this.db.transaction(async (m) => {
+      const rows: EventRow[] = await m.query(
+        `SELECT ${COLUMNS} FROM email_events
+          WHERE region = $1 AND published_at IS NULL AND created_at <= now() - make_interval(secs => $2)
+          ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+        [region, olderThanMs / 1000, limit],
+      );
+      const due = rows.map(toRecord);
+      const acked = await publish(due);
+      const ids = due.filter((_, i) => acked[i]).map((e) => e.id);
+      if (ids.length) await m.query(`UPDATE email_events SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+      return { rows: due.length, published: ids.length };
+    });
   }
 }

@@ -2,61 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageRequest, affectedRows, keysetPage } from '@herald/database';
-import { EmailEvent, EmailRecord, EmailSource, EmailSummary } from './email.types';
-import type { EmailEventRecord } from '@herald/delivery';
+import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
+import type { EmailEventRecord } from './email-events';
+import { EmailEventsRepository } from './email-events.repository';
 import { sendInsert } from './email-insert';
-import { ScheduledEmailEvents } from './scheduled-email-events';
-import type { NormalizedEmail } from './validation';
-
-/** What the send path writes for one accepted email. */
-export interface NewEmail {
-  id: string;
-  teamId: string;
-  region: string;
-  source: EmailSource;
-  idempotencyKey: string | null;
-  /**
-   * Its row in the dispatch outbox: one per request and region for emails sent now (see
-   * dispatchIdsOf), the email's own id for a scheduled one.
-   */
-  dispatchId: string;
-  email: NormalizedEmail;
-  /**
-   * SMTP only: the message to send as is (stored in email_mime, DKIM-signed by the worker) and
-   * its Message-ID (with angle brackets), the client's or the one Herald wrote into `mime`.
-   */
-  raw?: { mime: Buffer; messageId: string };
-}
-
-interface EmailRow {
-  id: string;
-  team_id: string;
-  region: string;
-  source: EmailSource;
-  from_address: string;
-  to_addresses: string[];
-  cc_addresses: string[] | null;
-  bcc_addresses: string[] | null;
-  reply_to: string[] | null;
-  subject: string;
-  html: string | null;
-  text_body: string | null;
-  headers: Record<string, string> | null;
-  tags: { name: string; value: string }[] | null;
-  message_id: string;
-  last_event: EmailEvent;
-  scheduled_at: Date | null;
-  created_at: Date;
-}
-
-export interface DueEmail {
-  id: string;
-  teamId: string;
-  region: string;
-}
-
-const SUMMARY_COLUMNS = `id, team_id, region, source, from_address, to_addresses, cc_addresses, bcc_addresses,
-  reply_to, subject, message_id, last_event, scheduled_at, created_at`;
+import { SUMMARY_COLUMNS, toRecord, toSummary, type EmailRow } from './email.row';
+import { scheduledEvents } from './scheduled-events';
 
 /**
  * Emails and their recipients in Postgres. Every method takes the team first, so a query
@@ -68,24 +19,25 @@ export class EmailRepository {
   constructor(
     private readonly db: DataSource,
     @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly scheduledEvents: ScheduledEmailEvents,
+    private readonly events: EmailEventsRepository,
   ) {}
 
   /**
    * Inserts emails, recipients, attachments, SMTP messages and the emails' dispatch-outbox rows
-   * atomically, in one statement; with scheduled emails among them, in one transaction with
-   * their `email.scheduled` events. Returns those events, to publish once committed.
+   * atomically, in one statement; with scheduled emails among them, or with `alongside` (other
+   * records to commit with them), in one transaction with their `email.scheduled` events.
+   * Returns those events, to publish once committed.
    */
-  async insert(emails: NewEmail[], manager: EntityManager = this.db.manager): Promise<EmailEventRecord[]> {
-    if (!emails.some((e) => e.email.scheduledAt)) {
-      await this.insertEmails(emails, manager);
+  async insert(emails: NewEmail[], alongside?: (m: EntityManager) => Promise<unknown>): Promise<EmailEventRecord[]> {
+    if (!alongside && !emails.some((e) => e.email.scheduledAt)) {
+      await this.insertEmails(emails, this.db.manager);
       return [];
     }
-    const write = async (m: EntityManager) => {
+    return this.db.transaction(async (m) => {
+      await alongside?.(m);
       await this.insertEmails(emails, m);
-      return this.scheduledEvents.record(m, emails);
-    };
-    return manager.queryRunner?.isTransactionActive ? write(manager) : this.db.transaction(write);
+      return this.events.insert(m, scheduledEvents(emails));
+    });
   }
 
   private async insertEmails(emails: NewEmail[], manager: EntityManager): Promise<void> {
@@ -147,27 +99,3 @@ export class EmailRepository {
   }
 }
 
-
-
-function toSummary(row: EmailRow): EmailSummary {
-  return {
-    id: row.id,
-    teamId: row.team_id,
-    region: row.region,
-    source: row.source,
-    from: row.from_address,
-    to: row.to_addresses,
-    cc: row.cc_addresses,
-    bcc: row.bcc_addresses,
-    replyTo: row.reply_to,
-    subject: row.subject,
-    messageId: row.message_id,
-    lastEvent: row.last_event,
-    scheduledAt: row.scheduled_at,
-    createdAt: row.created_at,
-  };
-}
-
-function toRecord(row: EmailRow): EmailRecord {
-  return { ...toSummary(row), html: row.html, text: row.text_body, headers: row.headers, tags: row.tags };
-}

@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { HeraldEvent } from '../event-publisher';
+import type { HeraldEvent } from '@herald/bus';
+import type { PublishEntries } from '../outbox';
+
+/** The transaction of the change whose events are recorded (a TypeORM entity manager). */
+export type ChangeTransaction = EntityManager;
 
 interface ResourceEventRow {
   id: string;
@@ -48,16 +52,23 @@ export class ResourceEventsRepository {
   }
 
   /**
-   * Events of the region still unpublished after `olderThanMs` (their publisher died), oldest
-   * first, locked until `m` ends so that concurrent relays take different ones.
+   * One relay pass: events of the region still unpublished after `olderThanMs` (their publisher
+   * died), oldest first, locked while they are published so that concurrent relays take
+   * different ones, and marked published in the same transaction.
    */
-  async claimUnpublished(m: EntityManager, region: string, olderThanMs: number, limit: number): Promise<HeraldEvent[]> {
-    const rows: ResourceEventRow[] = await m.query(
-      `SELECT id, team_id, type, data, created_at FROM resource_events
-        WHERE region = $1 AND published_at IS NULL AND created_at < now() - make_interval(secs => $2)
-        ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
-      [region, olderThanMs / 1000, limit],
-    );
-    return rows.map(toEvent);
+  relayDue(region: string, olderThanMs: number, limit: number, publish: PublishEntries<HeraldEvent>): Promise<{ rows: number; published: number }> {
+    return this.db.transaction(async (m) => {
+      const rows: ResourceEventRow[] = await m.query(
+        `SELECT id, team_id, type, data, created_at FROM resource_events
+          WHERE region = $1 AND published_at IS NULL AND created_at < now() - make_interval(secs => $2)
+          ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+        [region, olderThanMs / 1000, limit],
+      );
+      const due = rows.map(toEvent);
+      const acked = await publish(due);
+      const ids = due.filter((_, i) => acked[i]).map((e) => e.id);
+      await this.markPublished(ids, m);
+      return { rows: due.length, published: ids.length };
+    });
   }
 }

@@ -3,7 +3,7 @@ import { newId } from '@herald/core';
 import { startTestApi, type TestApi, type TestTeam } from '../../../test/support/api-harness';
 import { NatsProbe } from '../../../test/support/nats-probe';
 import { DispatchReconciler } from './dispatch-reconciler.service';
-import { newEmailRow, normalizedEmail } from './email.fixture';
+import { newEmailRow, normalizedEmail } from '../../../test/support/email-rows';
 import { EmailRepository } from './email.repository';
 
 /** The reconciler against the dispatch outbox and the workers' leases, on real Postgres and NATS. */

@@ -1,5 +1,26 @@
 import { isoTimestamp, stableId } from '@herald/core';
-import type { Bounce } from '../delivery.types';
+
+/** Resend's bounce taxonomy (API.md §9.4 and §13). */
+export type BounceType = 'Permanent' | 'Transient' | 'Undetermined';
+export type BounceSubType =
+  | 'General'
+  | 'NoEmail'
+  | 'Suppressed'
+  | 'OnAccountSuppressionList'
+  | 'MailboxFull'
+  | 'MessageTooLarge'
+  | 'ContentRejected'
+  | 'AttachmentRejected'
+  | 'Undetermined';
+
+/** The `bounce` object of an `email.bounced` event. */
+export interface Bounce {
+  type: BounceType;
+  subType: BounceSubType;
+  message: string;
+  /** e.g. `["smtp; 550 5.1.1 <x@example.com>: user unknown"]`. */
+  diagnosticCode: string[];
+}
 
 export type EmailEventType =
   | 'email.scheduled'

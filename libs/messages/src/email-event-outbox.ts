@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { EventPublisher, OutboxPublisher, RELAY_AFTER_MS, RELAY_BATCH, type HeraldEvent } from '@herald/bus';
+import { EventPublisher, type HeraldEvent } from '@herald/bus';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { isoTimestamp } from '@herald/core';
 import { MetricsService } from '@herald/observability';
-import { EmailEventsRepository } from './email-events.repository';
+import { EVENT_RELAY_AFTER_MS, Outbox, outboxTuning } from '@herald/outbox';
 import type { EmailEventRecord } from './email-events';
+import { EmailEventsRepository } from './email-events.repository';
 
 export const toHeraldEvent = (e: EmailEventRecord): HeraldEvent => ({
   id: e.id,
@@ -22,30 +23,20 @@ export const toHeraldEvent = (e: EmailEventRecord): HeraldEvent => ({
  * on it, so a relayed event that had in fact been published is harmless.
  */
 @Injectable()
-export class EventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly outbox: OutboxPublisher<EmailEventRecord>;
+export class EmailEventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly outbox: Outbox<EmailEventRecord>;
 
   constructor(@Inject(CONFIG) config: HeraldConfig, repository: EmailEventsRepository, publisher: EventPublisher, metrics: MetricsService) {
     const published = metrics.counter('herald_email_events_published_total', 'Email events put on the events stream, by type and path', [
       'type',
       'path',
     ]);
-    const logger = new Logger(EventOutbox.name);
-    this.outbox = new OutboxPublisher<EmailEventRecord>(
-      {
-        publish: (e) => publisher.publish(e.region, toHeraldEvent(e)),
-        describe: (e) => e,
-        markPublished: (ids) => repository.markPublished(ids),
-        relay: async (publishAll) => {
-          const due = await repository.unpublished(config.HERALD_REGION, RELAY_AFTER_MS, RELAY_BATCH);
-          if (!due.length) return 0;
-          const acked = await publishAll(due);
-          await repository.markPublished(acked);
-          logger.log(`relayed ${acked.length} of ${due.length} unpublished email event(s)`);
-          return acked.length;
-        },
-      },
-      logger,
+    this.outbox = new Outbox<EmailEventRecord>(
+      'email events',
+      { publish: (e) => publisher.publish(e.region, toHeraldEvent(e)), describe: (e) => e, confirm: (ids) => repository.markPublished(ids) },
+      [(limit, publish) => repository.relayDue(config.HERALD_REGION, EVENT_RELAY_AFTER_MS, limit, publish)],
+      outboxTuning(config),
+      new Logger(EmailEventOutbox.name),
       (e, path) => published.inc({ type: e.type, path }),
     );
   }
@@ -61,5 +52,10 @@ export class EventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   /** Publishes recorded events in the background; a failure is left to the relay. */
   publish(events: EmailEventRecord[]): void {
     void this.outbox.publish(events);
+  }
+
+  /** One relay pass now (tests); answers how many events it published. */
+  relayOnce(): Promise<number> {
+    return this.outbox.relayOnce();
   }
 }

@@ -3,9 +3,8 @@ import { ResourceEventOutbox } from './resource-event-outbox';
 import { ResourceEventsRepository } from './resource-events.repository';
 
 /**
- * The outbox of domain and suppression events. Apart from BusModule because it needs the
- * database (BusModule does not); relies on the app importing ConfigModule, DatabaseModule and
- * BusModule.
+ * The outbox of domain and suppression events. Relies on the app importing ConfigModule,
+ * DatabaseModule and BusModule.
  */
 @Module({
   providers: [ResourceEventsRepository, ResourceEventOutbox],

@@ -1,10 +1,9 @@
 import { DataSource } from 'typeorm';
 import { newId } from '@herald/core';
-import { EmailEventsRepository } from '@herald/delivery';
 import { startTestApi, type TestApi, type TestTeam } from '../../../test/support/api-harness';
-import { newEmailRow, normalizedEmail } from './email.fixture';
+import { newEmailRow, normalizedEmail } from '../../../test/support/email-rows';
+import { EmailEventsRepository } from './email-events.repository';
 import { EmailRepository } from './email.repository';
-import type { NormalizedEmail } from './validation';
 
 /** The send path's insert writes every column as given, whatever characters the values hold. */
 describe('EmailRepository.insert', () => {
@@ -22,8 +21,8 @@ describe('EmailRepository.insert', () => {
 
   afterAll(() => api?.close());
 
-  const email = (overrides: Partial<NormalizedEmail> = {}) => normalizedEmail(team.from('hello'), team.domain, overrides);
-  const row = (e: NormalizedEmail, dispatchId?: string) => newEmailRow(team.teamId, e, dispatchId);
+  const email = (overrides: Parameters<typeof normalizedEmail>[2] = {}) => normalizedEmail(team.from('hello'), team.domain, overrides);
+  const row = (e: ReturnType<typeof normalizedEmail>, dispatchId?: string) => newEmailRow(team.teamId, e, dispatchId);
 
   it('keeps quotes, backslashes, braces, commas, NULL-looking text, empty strings and Unicode intact', async () => {
     const tricky = email({

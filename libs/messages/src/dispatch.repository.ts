@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { PublishEntries } from '@herald/outbox';
+
+/** An email the reconciler is to publish, with the generation its command carries (none for a first publish). */
+export interface DueDispatch {
+  emailId: string;
+  teamId: string;
+  region: string;
+  generation?: number;
+}
+
+/** Publishes due emails; true where the stream acknowledged the email's command. */
+type PublishDue = PublishEntries<DueDispatch>;
+
+interface DueRow {
+  id: string;
+  team_id: string;
+  region: string;
+  dispatch_count: number;
+}
+
+/**
+ * The dispatch state of emails: the dispatch outbox (email_dispatches) and the workers' leases
+ * (emails.dispatch_at). The relay's passes hold their rows locked (SKIP LOCKED) while they
+ * publish, so `publish` runs inside the transaction that then records what it published.
+ */
+@Injectable()
+export class DispatchRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The send path's publishes were acknowledged: these outbox rows are done. */
+  async confirm(ids: string[]): Promise<void> {
+    // Narrow outbox rows, gone once published. The reconciler locks rows with SKIP LOCKED and
+    // waits for nothing, so this statement cannot deadlock with it; reschedule and cancel touch
+    // only scheduled emails' rows, which are never dispatched from here.
+    await this.db.query(`DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  /**
+   * Outbox rows of the region that came due, up to `limit`: an immediate request's emails whose
+   * publish was never confirmed, a scheduled email whose time has come. An email a worker has
+   * claimed since (dispatch_count > 0) is in its lease's hands: its row is only dropped. A row
+   * goes once all its emails are published; one partly published keeps the rest.
+   */
+  publishDueOutbox(region: string, limit: number, publish: PublishDue): Promise<{ rows: number; published: number }> {
+    return this.db.transaction(async (manager) => {
+      const due: (DueRow & { dispatch_id: string; email_ids: string[] })[] = await manager.query(
+        `SELECT d.id AS dispatch_id, d.email_ids, e.id, e.team_id, e.region, e.dispatch_count
+           FROM (SELECT id, email_ids FROM email_dispatches WHERE region = $1 AND due_at <= now()
+                  ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
+           LEFT JOIN emails e ON e.id = ANY(d.email_ids)`,
+        [region, limit],
+      );
+      // An email deleted meanwhile (its team was) has nothing left to send.
+      const emails = due.filter((row) => row.id !== null && row.dispatch_count === 0);
+      const published = await publish(emails.map((row) => ({ emailId: row.id, teamId: row.team_id, region: row.region })));
+      const left = new Map(due.map((row) => [row.dispatch_id, [] as string[]]));
+      emails.forEach((row, i) => published[i] || left.get(row.dispatch_id)!.push(row.id));
+      const done = [...left].filter(([, ids]) => ids.length === 0).map(([id]) => id);
+      const partial = [...left].filter(([, ids]) => ids.length > 0);
+      if (done.length) await manager.query(`DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`, [done]);
+      for (const [id, ids] of partial) await manager.query(`UPDATE email_dispatches SET email_ids = $2 WHERE id = $1`, [id, ids]);
+      return { rows: left.size, published: published.filter(Boolean).length };
+    });
+  }
+
+  /**
+   * Emails of the region a worker claimed whose lease ran out (the worker died) or whose next
+   * retry is due, up to `limit`. Each published one moves to its next generation and its lease
+   * one claim period ahead. A transaction that fails after publishing rolls the generation back,
+   * so the next pass publishes the same Nats-Msg-Id and JetStream stores it once.
+   */
+  publishDueLeases(region: string, limit: number, claimSeconds: number, publish: PublishDue): Promise<{ rows: number; published: number }> {
+    return this.db.transaction(async (manager) => {
+      const due: DueRow[] = await manager.query(
+        `SELECT id, team_id, region, dispatch_count FROM emails
+          WHERE region = $1 AND dispatch_at <= now()
+          ORDER BY dispatch_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [region, limit],
+      );
+      const published = await publish(
+        due.map((row) => ({ emailId: row.id, teamId: row.team_id, region: row.region, generation: row.dispatch_count + 1 })),
+      );
+      const ids = due.filter((_, i) => published[i]).map((row) => row.id);
+      if (ids.length) {
+        await manager.query(
+          `UPDATE emails SET dispatch_count = dispatch_count + 1, dispatch_at = now() + make_interval(secs => $2)
+            WHERE id = ANY($1::uuid[])`,
+          [ids, claimSeconds],
+        );
+      }
+      return { rows: due.length, published: ids.length };
+    });
+  }
+}

@@ -1,0 +1,89 @@
+/** `last_event` values of an email, as Resend names them. */
+export type EmailEvent =
+  | 'queued'
+  | 'scheduled'
+  | 'canceled'
+  | 'sent'
+  | 'delivered'
+  | 'delivery_delayed'
+  | 'bounced'
+  | 'complained'
+  | 'opened'
+  | 'clicked'
+  | 'failed'
+  | 'suppressed';
+
+export type EmailSource = 'api' | 'smtp';
+
+/** An email as stored: the record of what the customer handed over. */
+export interface EmailRecord {
+  id: string;
+  teamId: string;
+  region: string;
+  source: EmailSource;
+  from: string;
+  to: string[];
+  cc: string[] | null;
+  bcc: string[] | null;
+  replyTo: string[] | null;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string> | null;
+  tags: { name: string; value: string }[] | null;
+  messageId: string;
+  lastEvent: EmailEvent;
+  scheduledAt: Date | null;
+  createdAt: Date;
+}
+
+export type EmailSummary = Omit<EmailRecord, 'html' | 'text' | 'tags' | 'headers'>;
+
+/** An attachment as the send path accepted it. */
+export interface NewAttachment {
+  filename: string | null;
+  contentType: string | null;
+  contentId: string | null;
+  path: string | null;
+  content: Buffer | null;
+  size: number;
+}
+
+/** What the store needs of an accepted email (the accepting context's NormalizedEmail is one). */
+export interface EmailContent {
+  from: string;
+  /** Lowercased ASCII form of the sender's domain: the default Message-ID's right-hand side. */
+  fromDomain: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string> | null;
+  attachments: NewAttachment[];
+  tags: { name: string; value: string }[] | null;
+  scheduledAt: Date | null;
+  recipients: { kind: 'to' | 'cc' | 'bcc'; address: string }[];
+}
+
+/** What the send path writes for one accepted email. */
+export interface NewEmail<E extends EmailContent = EmailContent> {
+  id: string;
+  teamId: string;
+  region: string;
+  source: EmailSource;
+  idempotencyKey: string | null;
+  /**
+   * Its row in the dispatch outbox: one per request and region for emails sent now (see
+   * dispatchIdsOf), the email's own id for a scheduled one.
+   */
+  dispatchId: string;
+  email: E;
+  /**
+   * SMTP only: the message to send as is (stored in email_mime, DKIM-signed by the worker) and
+   * its Message-ID (with angle brackets), the client's or the one Herald wrote into `mime`.
+   */
+  raw?: { mime: Buffer; messageId: string };
+}

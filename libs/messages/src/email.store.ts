@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import type { PageRequest } from '@herald/database';
+import { ClaimsRepository } from './claims.repository';
+import type { ClaimedEmail, EmailOutcome, LateStatus, ReportedEmail } from './delivery-state.types';
+import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
+import type { EmailEventRecord } from './email-events';
+import { EmailRepository } from './email.repository';
+
+/** A write to commit in the insert's transaction (the send path's idempotency record); `tx` is its entity manager. */
+export type AlongsideWrite = Parameters<EmailRepository['insert']>[1];
+
+/**
+ * The email record's one owner: what accepting (libs/emails) and delivering (libs/delivery)
+ * read and write of emails, their recipients, attachments, SMTP messages, dispatches and events.
+ * Writes that produce email events record them in the same transaction and return the new ones,
+ * for EmailEventOutbox to publish once committed.
+ */
+@Injectable()
+export class EmailStore {
+  constructor(
+    private readonly emails: EmailRepository,
+    private readonly claims: ClaimsRepository,
+  ) {}
+
+  /** Stores accepted emails with their dispatch-outbox rows (and `email.scheduled` events); see EmailRepository.insert. */
+  insert(emails: NewEmail[], alongside?: AlongsideWrite): Promise<EmailEventRecord[]> {
+    return this.emails.insert(emails, alongside);
+  }
+
+  get(teamId: string, id: string): Promise<EmailRecord | null> {
+    return this.emails.get(teamId, id);
+  }
+
+  list(teamId: string, page: PageRequest): Promise<{ items: EmailSummary[]; hasMore: boolean }> {
+    return this.emails.list(teamId, page);
+  }
+
+  exists(teamId: string, id: string): Promise<boolean> {
+    return this.emails.exists(teamId, id);
+  }
+
+  /** Moves a scheduled email not dispatched yet; false if it cannot be moved. */
+  reschedule(teamId: string, id: string, scheduledAt: Date): Promise<boolean> {
+    return this.emails.reschedule(teamId, id, scheduledAt);
+  }
+
+  /** Cancels a scheduled email not dispatched yet; false if it cannot be canceled. */
+  cancel(teamId: string, id: string): Promise<boolean> {
+    return this.emails.cancel(teamId, id);
+  }
+
+  /** Claims the due recipients of these emails for a worker; `onClaim` gives the events to record with the claim. */
+  claim(
+    emailIds: string[],
+    claimSeconds: number,
+    onClaim: (emails: ClaimedEmail[]) => EmailEventRecord[],
+  ): Promise<{ claimed: Map<string, ClaimedEmail>; events: EmailEventRecord[] }> {
+    return this.claims.claim(emailIds, claimSeconds, onClaim);
+  }
+
+  /** Extends the live claims of these tokens and their emails' leases. */
+  renewClaims(tokens: string[], claimSeconds: number): Promise<void> {
+    return this.claims.renewClaims(tokens, claimSeconds);
+  }
+
+  /**
+   * Records claimed outcomes: recipients' states, each email's dispatch (done, or its lease until
+   * the next retry is due) and last_event. Answers, per outcome, its events that were new.
+   */
+  record(outcomes: EmailOutcome[]): Promise<EmailEventRecord[][]> {
+    return this.claims.record(outcomes);
+  }
+
+  /** What a report arriving after delivery needs of its email; null if unknown. */
+  emailForReport(emailId: string): Promise<ReportedEmail | null> {
+    return this.claims.emailForReport(emailId);
+  }
+
+  /** Records events outside a claim (late bounces, complaints); answers the new ones. */
+  recordLate(events: EmailEventRecord[], statuses: LateStatus[]): Promise<EmailEventRecord[]> {
+    return this.claims.recordLate(events, statuses);
+  }
+}

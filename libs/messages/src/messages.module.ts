@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { ClaimsRepository } from './claims.repository';
+import { DispatchReconciler } from './dispatch-reconciler.service';
+import { DispatchRepository } from './dispatch.repository';
+import { Dispatcher } from './dispatcher.service';
+import { EmailEventOutbox } from './email-event-outbox';
+import { EmailEventsRepository } from './email-events.repository';
+import { EmailRepository } from './email.repository';
+import { EmailStore } from './email.store';
+
+/**
+ * The email record's owner: the store of emails and their events, the publisher of email
+ * events, and the dispatch of send commands. Used by accepting (emails) and delivering
+ * (delivery) alike. Relies on the app importing ConfigModule, DatabaseModule, BusModule and
+ * ObservabilityModule.
+ */
+@Module({
+  providers: [EmailRepository, ClaimsRepository, EmailEventsRepository, DispatchRepository, EmailStore, EmailEventOutbox, Dispatcher],
+  exports: [EmailStore, EmailEventOutbox, Dispatcher],
+})
+export class MessagesModule {}
+
+/** The relay of overdue dispatches and leases, for the roles that run it (api and worker). */
+@Module({
+  imports: [MessagesModule],
+  providers: [DispatchReconciler],
+  exports: [DispatchReconciler],
+})
+export class DispatchReconcilerModule {}
