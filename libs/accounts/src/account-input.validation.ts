@@ -1,21 +1,24 @@
+import { z } from 'zod';
 import { HeraldError, isUuid } from '@herald/core';
+import { fail, isAbsent, parseOrThrow } from '@herald/http';
 
 /**
- * Checks a required display name the way Resend reports it: absent or blank is
- * `missing_required_field`, anything else wrong is `validation_error`. Length counts characters
- * (code points), as the database's `length()` check does.
+ * A required display name as Resend reports it: absent or blank is `missing_required_field`,
+ * anything else wrong is `validation_error`. Length counts characters (code points), as the
+ * database's `length()` check does.
  */
+export const nameSchema = (maxLength: number, field = 'name') =>
+  z.unknown().transform((value, ctx): string => {
+    if (isAbsent(value) || (typeof value === 'string' && value.trim() === '')) {
+      return fail(ctx, `Missing \`${field}\` field.`, 'missing_required_field');
+    }
+    if (typeof value !== 'string') return fail(ctx, `The \`${field}\` field must be a string.`);
+    if ([...value].length > maxLength) return fail(ctx, `The \`${field}\` field must be at most ${maxLength} characters.`);
+    return value;
+  });
+
 export function requiredName(value: unknown, maxLength: number, field = 'name'): string {
-  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-    throw new HeraldError('missing_required_field', `Missing \`${field}\` field.`);
-  }
-  if (typeof value !== 'string') {
-    throw new HeraldError('validation_error', `The \`${field}\` field must be a string.`);
-  }
-  if ([...value].length > maxLength) {
-    throw new HeraldError('validation_error', `The \`${field}\` field must be at most ${maxLength} characters.`);
-  }
-  return value;
+  return parseOrThrow(nameSchema(maxLength, field), value);
 }
 
 /** Ids in paths are UUIDs; anything else never reaches Postgres (which would reject the cast). */

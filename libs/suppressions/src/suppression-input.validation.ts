@@ -1,5 +1,6 @@
 import { HeraldError, isUuid } from '@herald/core';
 import { parseAddress } from '@herald/core';
+import { parsePage } from '@herald/http';
 import { SUPPRESSION_ORIGINS, type SuppressionOrigin, type SuppressionPage } from './suppression.types';
 
 /*
@@ -9,8 +10,6 @@ import { SUPPRESSION_ORIGINS, type SuppressionOrigin, type SuppressionPage } fro
  */
 
 export const MAX_SUPPRESSION_BATCH = 100;
-const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -79,33 +78,20 @@ export function validateBatchRemove(input: unknown): { emails: string[] } | { id
   };
 }
 
-/** GET /suppressions: `origin`, `limit` (1–100, 20 by default), `after` or `before` (suppression ids). */
+/** GET /suppressions: `origin`, and a page (`limit` 1–100, 20 by default; `after` or `before`, suppression ids). */
 export function validateSuppressionListQuery(input: unknown): SuppressionPage {
   const q = isPlainObject(input) ? input : {};
-  const one = (name: string): string | undefined => {
+  // A repeated parameter arrives as an array: this list names it rather than calling it malformed.
+  for (const name of ['limit', 'after', 'before', 'origin']) {
     const value = q[name];
-    if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value !== 'string') throw new HeraldError('invalid_parameter', `The \`${name}\` parameter must be given once.`);
-    return value;
-  };
-  const limitValue = one('limit');
-  let limit = DEFAULT_LIMIT;
-  if (limitValue !== undefined) {
-    limit = /^\d+$/.test(limitValue.trim()) ? Number(limitValue) : NaN;
-    if (!(limit >= 1 && limit <= MAX_LIMIT)) throw invalid(`The pagination limit must be a number between 1 and ${MAX_LIMIT}.`);
+    if (value !== undefined && value !== null && value !== '' && typeof value !== 'string') {
+      throw new HeraldError('invalid_parameter', `The \`${name}\` parameter must be given once.`);
+    }
   }
-  const cursor = (name: 'after' | 'before') => {
-    const value = one(name);
-    if (value === undefined) return null;
-    if (!isUuid(value)) throw new HeraldError('invalid_parameter', `The \`${name}\` parameter must be a valid UUID.`);
-    return value.toLowerCase();
-  };
-  const after = cursor('after');
-  const before = cursor('before');
-  if (after !== null && before !== null) throw invalid('The `after` and `before` parameters cannot be used together.');
-  const originValue = one('origin');
-  if (originValue !== undefined && !(SUPPRESSION_ORIGINS as readonly string[]).includes(originValue)) {
+  const page = parsePage(q, { blankLimitIsDefault: true });
+  const origin = q['origin'] || undefined;
+  if (origin !== undefined && !(SUPPRESSION_ORIGINS as readonly unknown[]).includes(origin)) {
     throw invalid(`The \`origin\` parameter must be one of ${SUPPRESSION_ORIGINS.map((o) => `\`${o}\``).join(', ')}.`);
   }
-  return { limit, after, before, origin: (originValue as SuppressionOrigin | undefined) ?? null };
+  return { ...page, origin: (origin as SuppressionOrigin | undefined) ?? null };
 }

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { HeraldError, type HeraldErrorCode } from '@herald/core';
-import { accept, reject, type Validated } from './validation.types';
 
 /*
- * Zod finds the problems; Resend decides how they read. Every schema sets its own Resend-style
- * message, and custom issues carry the Resend error name in `params`, because one request can
- * fail as `invalid_from_address`, `invalid_attachment` or `validation_error`. Only the first
- * issue is reported, as Resend reports one problem per response.
+ * Zod finds the problems; Resend decides how they read. This is the one place a zod issue becomes
+ * a HeraldError, for every HTTP body and query. Every schema sets its own Resend-style message,
+ * and custom issues carry the Resend error name in `params`, because one request can fail as
+ * `invalid_from_address`, `invalid_attachment` or `validation_error`. Only the first issue is
+ * reported, as Resend reports one problem per response.
  */
 
 /** Records a problem from inside a zod transform; `return fail(...)` ends the transform. */
@@ -15,18 +15,20 @@ export function fail(ctx: z.RefinementCtx, message: string, code: HeraldErrorCod
   return z.NEVER;
 }
 
-/** Unwraps a sub-validation inside a transform, forwarding its failure unchanged. */
-export function relay<T>(ctx: z.RefinementCtx, result: Validated<T>): T {
-  return result.ok ? result.value : fail(ctx, result.error.message, result.error.code);
-}
-
-export function fromZod<T>(result: z.ZodSafeParseResult<T>): Validated<T> {
-  if (result.success) return accept(result.data);
-  const issue = result.error.issues[0];
+/** The HeraldError a failed parse answers: its first issue, named by the code `fail` recorded. */
+export function heraldErrorOf(error: z.ZodError, fallback = 'The request body is invalid.'): HeraldError {
+  const issue = error.issues[0];
   const code: unknown = issue?.code === 'custom' ? issue.params?.['heraldCode'] : undefined;
   // Only `fail` sets heraldCode, always with a HeraldErrorCode.
   const name = typeof code === 'string' ? (code as HeraldErrorCode) : 'validation_error';
-  return reject(new HeraldError(name, issue?.message ?? 'The request body is invalid.'));
+  return new HeraldError(name, issue?.message ?? fallback);
+}
+
+/** Parses `input` or throws the HeraldError of its first problem. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw heraldErrorOf(result.error);
+  return result.data;
 }
 
 /** `['attachments', 0, 'content']` → `attachments[0].content`, the way clients spell the field. */
@@ -56,3 +58,6 @@ export const isAbsent = (value: unknown): value is null | undefined => value ===
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
+
+/** A body that must be a JSON object, with Resend's message when it is not. */
+export const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, { error: 'The request body must be a JSON object.' });
