@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HeraldError, isUuid } from '@herald/core';
-import { fail, isAbsent, parseOrThrow } from '@herald/http';
+import { checkedFirst, fail, isAbsent, parseOrThrow } from '@herald/http';
 
 /**
  * A required display name as Resend reports it: absent or blank is `missing_required_field`,
@@ -8,14 +8,16 @@ import { fail, isAbsent, parseOrThrow } from '@herald/http';
  * database's `length()` check does.
  */
 export const nameSchema = (maxLength: number, field = 'name') =>
-  z.unknown().transform((value, ctx): string => {
-    if (isAbsent(value) || (typeof value === 'string' && value.trim() === '')) {
-      return fail(ctx, `Missing \`${field}\` field.`, 'missing_required_field');
-    }
-    if (typeof value !== 'string') return fail(ctx, `The \`${field}\` field must be a string.`);
-    if ([...value].length > maxLength) return fail(ctx, `The \`${field}\` field must be at most ${maxLength} characters.`);
-    return value;
-  });
+  checkedFirst(
+    (value, ctx) => {
+      if (isAbsent(value) || (typeof value === 'string' && value.trim() === '')) fail(ctx, `Missing \`${field}\` field.`, 'missing_required_field');
+    },
+    z
+      .string({ error: `The \`${field}\` field must be a string.` })
+      .refine((value) => [...value].length <= maxLength, { error: `The \`${field}\` field must be at most ${maxLength} characters.` })
+      // JSON Schema counts characters as code points too.
+      .meta({ minLength: 1, maxLength }),
+  );
 
 export function requiredName(value: unknown, maxLength: number, field = 'name'): string {
   return parseOrThrow(nameSchema(maxLength, field), value);

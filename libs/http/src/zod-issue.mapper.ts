@@ -59,5 +59,41 @@ export const isAbsent = (value: unknown): value is null | undefined => value ===
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
 
-/** A body that must be a JSON object, with Resend's message when it is not. */
-export const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, { error: 'The request body must be a JSON object.' });
+/**
+ * Runs `check` before `schema` parses, for what Resend reports first (an absent field, a list's
+ * length before its items). A preprocess step, so JSON Schema output (io: 'input') still shows
+ * `schema`: the document and the validator are one schema.
+ */
+export const checkedFirst = <S extends z.ZodType>(check: (value: unknown, ctx: z.RefinementCtx) => void, schema: S) =>
+  z.preprocess((value, ctx) => {
+    const before = ctx.issues?.length ?? 0;
+    check(value, ctx);
+    return (ctx.issues?.length ?? 0) > before ? z.NEVER : value;
+  }, schema);
+
+/** A required field: absent (or null) is Resend's `missing_required_field`, with `message`. */
+export const required = <S extends z.ZodType>(schema: S, message: string) =>
+  checkedFirst((value, ctx) => {
+    if (isAbsent(value)) fail(ctx, message, 'missing_required_field');
+  }, schema);
+
+/** An optional field: null reads as absent (hand-built payloads often carry null for unset options). */
+export const optional = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => (value === null ? undefined : value), schema.optional()).optional();
+
+/** A list of 1–`max` items, its length checked before its items, with Resend's wording. */
+export const listOf = <S extends z.ZodType>(field: string, item: S, max: number) =>
+  checkedFirst(
+    (value, ctx) => {
+      if (!Array.isArray(value)) fail(ctx, mustBe(field, 'an array'));
+      else if (value.length === 0) fail(ctx, `The \`${field}\` field must contain at least 1 item.`);
+      else if (value.length > max) fail(ctx, `The \`${field}\` field must contain at most ${max} items.`);
+    },
+    z.array(item).min(1).max(max),
+  );
+
+/** A request body: a JSON object (Resend's message when it is not), then `schema`. */
+export const jsonBody = <S extends z.ZodType>(schema: S) =>
+  checkedFirst((value, ctx) => {
+    if (!isPlainObject(value)) fail(ctx, 'The request body must be a JSON object.');
+  }, schema);

@@ -1,6 +1,20 @@
-import { HeraldError, isUuid } from '@herald/core';
-import { parseAddress } from '@herald/core';
-import { parsePage } from '@herald/http';
+import { z } from 'zod';
+import { HeraldError, isUuid, parseAddress } from '@herald/core';
+import {
+  checkedFirst,
+  fail,
+  fieldName,
+  isAbsent,
+  isPlainObject,
+  jsonBody,
+  listOf,
+  mustBe,
+  optional,
+  parseOrThrow,
+  parsePage,
+  required,
+  typeError,
+} from '@herald/http';
 import { SUPPRESSION_ORIGINS, type SuppressionOrigin, type SuppressionPage } from './suppression.types';
 
 /*
@@ -11,10 +25,10 @@ import { SUPPRESSION_ORIGINS, type SuppressionOrigin, type SuppressionPage } fro
 
 export const MAX_SUPPRESSION_BATCH = 100;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const invalid = (message: string) => new HeraldError('validation_error', message);
-const missing = (field: string) => new HeraldError('missing_required_field', `The \`${field}\` field is required.`);
+const missingField = (field: string) => `The \`${field}\` field is required.`;
+const invalidSuppressedAddress = (field: string) =>
+  `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` format.`;
 
 /**
  * A recipient address as the list keys it: the bare address (a `Name <addr>` form is accepted
@@ -25,58 +39,49 @@ export function normalizeSuppressedAddress(value: string): string | null {
   return parsed ? parsed.address.toLowerCase() : null;
 }
 
-function address(value: unknown, field: string): string {
-  if (typeof value !== 'string') throw invalid(`The \`${field}\` field must be a string.`);
-  const email = normalizeSuppressedAddress(value);
-  if (!email) throw invalid(`Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` format.`);
-  return email;
-}
-
-function body(value: unknown): Record<string, unknown> {
-  if (!isPlainObject(value)) throw invalid('The request body must be a JSON object.');
-  return value;
-}
-
-/** POST /suppressions `{email}`. */
-export function validateAddSuppression(input: unknown): string {
-  const b = body(input);
-  if (b['email'] === undefined || b['email'] === null) throw missing('email');
-  return address(b['email'], 'email');
-}
-
-function list(value: unknown, field: string): unknown[] {
-  if (!Array.isArray(value)) throw invalid(`The \`${field}\` field must be an array.`);
-  if (value.length === 0) throw invalid(`The \`${field}\` field must contain at least 1 item.`);
-  if (value.length > MAX_SUPPRESSION_BATCH) throw invalid(`The \`${field}\` field must contain at most ${MAX_SUPPRESSION_BATCH} items.`);
-  return value;
-}
+/** An address field: a string that parses, reduced to the key the list uses. */
+const address = z
+  .string({ error: typeError('a string') })
+  .refine((value) => normalizeSuppressedAddress(value) !== null, { error: (issue) => invalidSuppressedAddress(fieldName(issue.path ?? [])) })
+  .transform((value) => normalizeSuppressedAddress(value) as string)
+  .meta({ format: 'email', example: 'bounced@example.com' });
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
+/** POST /suppressions `{email}`. */
+export const addSuppressionBody = jsonBody(z.object({ email: required(address, missingField('email')) }));
+
+const emails = listOf('emails', address, MAX_SUPPRESSION_BATCH).transform(unique);
+
 /** POST /suppressions/batch/add `{emails}`: 1–100 addresses, duplicates counted once. */
-export function validateBatchAdd(input: unknown): string[] {
-  const b = body(input);
-  if (b['emails'] === undefined || b['emails'] === null) throw missing('emails');
-  return unique(list(b['emails'], 'emails').map((e, i) => address(e, `emails[${i}]`)));
-}
+export const batchAddSuppressionsBody = jsonBody(z.object({ emails: required(emails, missingField('emails')) }));
+
+const ids = listOf(
+  'ids',
+  z
+    .string({ error: (issue) => mustBe(fieldName(issue.path ?? []), 'a valid UUID') })
+    .refine(isUuid, { error: (issue) => mustBe(fieldName(issue.path ?? []), 'a valid UUID') })
+    .transform((id) => id.toLowerCase())
+    .meta({ format: 'uuid' }),
+  MAX_SUPPRESSION_BATCH,
+).transform(unique);
 
 /** POST /suppressions/batch/remove `{emails}` or `{ids}`, not both. */
-export function validateBatchRemove(input: unknown): { emails: string[] } | { ids: string[] } {
-  const b = body(input);
-  const hasEmails = b['emails'] !== undefined && b['emails'] !== null;
-  const hasIds = b['ids'] !== undefined && b['ids'] !== null;
-  if (hasEmails && hasIds) throw invalid('The `emails` and `ids` fields cannot be used together.');
-  if (hasEmails) return { emails: unique(list(b['emails'], 'emails').map((e, i) => address(e, `emails[${i}]`))) };
-  if (!hasIds) throw new HeraldError('missing_required_field', 'Either the `emails` or the `ids` field is required.');
-  return {
-    ids: unique(
-      list(b['ids'], 'ids').map((id, i) => {
-        if (typeof id !== 'string' || !isUuid(id)) throw invalid(`The \`ids[${i}]\` field must be a valid UUID.`);
-        return id.toLowerCase();
-      }),
-    ),
-  };
-}
+export const batchRemoveSuppressionsBody = checkedFirst(
+  (body, ctx) => {
+    const given = (field: string) => isPlainObject(body) && !isAbsent(body[field]);
+    if (!isPlainObject(body)) fail(ctx, 'The request body must be a JSON object.');
+    else if (given('emails') && given('ids')) fail(ctx, 'The `emails` and `ids` fields cannot be used together.');
+    else if (!given('emails') && !given('ids')) fail(ctx, 'Either the `emails` or the `ids` field is required.', 'missing_required_field');
+  },
+  z.object({ emails: optional(emails), ids: optional(ids) }),
+)
+  .transform((body): { emails: string[] } | { ids: string[] } => (body.emails ? { emails: body.emails } : { ids: body.ids ?? [] }))
+  .meta({ description: 'Either `emails` or `ids`, not both.', example: { emails: ['bounced@example.com'] } });
+
+export const validateAddSuppression = (input: unknown): string => parseOrThrow(addSuppressionBody, input).email;
+export const validateBatchAdd = (input: unknown): string[] => parseOrThrow(batchAddSuppressionsBody, input).emails;
+export const validateBatchRemove = (input: unknown) => parseOrThrow(batchRemoveSuppressionsBody, input);
 
 /** GET /suppressions: `origin`, and a page (`limit` 1–100, 20 by default; `after` or `before`, suppression ids). */
 export function validateSuppressionListQuery(input: unknown): SuppressionPage {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fail, isAbsent, jsonObject, type PageRequest, parseOrThrow, parsePage } from '@herald/http';
+import { checkedFirst, fail, jsonBody, optional, type PageRequest, parseOrThrow, parsePage, required } from '@herald/http';
 import { type AddressAllowList, hostAllowed } from './endpoint-address';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES, type WebhookEventType, type WebhookStatus } from './webhook.types';
 
@@ -32,19 +32,10 @@ export interface UpdateWebhookInput {
 
 export type WebhookPage = PageRequest;
 
-const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES);
-
-/** Absent (or null) passes as undefined; `required` makes it Resend's missing_required_field. */
-const field = <T>(name: string, required: boolean, check: (value: unknown, ctx: z.RefinementCtx) => T) =>
-  z.unknown().optional().transform((value, ctx): T | undefined => {
-    if (!isAbsent(value)) return check(value, ctx);
-    return required ? fail(ctx, `Missing \`${name}\` field.`, 'missing_required_field') : undefined;
-  });
-
-function endpoint(policy: EndpointPolicy) {
-  return (value: unknown, ctx: z.RefinementCtx): string => {
-    if (typeof value !== 'string' || value.trim() === '') return fail(ctx, 'The `endpoint` field must be a non-empty string.');
+function checkEndpoint(policy: EndpointPolicy) {
+  return (value: string, ctx: z.RefinementCtx): string => {
     const text = value.trim();
+    if (text === '') return fail(ctx, 'The `endpoint` field must be a non-empty string.');
     if (text.length > MAX_ENDPOINT_LENGTH) return fail(ctx, `The \`endpoint\` field must be at most ${MAX_ENDPOINT_LENGTH} characters.`);
     let url: URL;
     try {
@@ -64,36 +55,50 @@ function endpoint(policy: EndpointPolicy) {
   };
 }
 
-function events(value: unknown, ctx: z.RefinementCtx): WebhookEventType[] {
-  if (!Array.isArray(value) || value.length === 0) return fail(ctx, 'The `events` field must be a non-empty array of event types.');
-  const unknown = value.findIndex((event) => typeof event !== 'string' || !KNOWN.has(event));
-  if (unknown !== -1) {
-    const type = String(value[unknown]);
-    return fail(ctx, `The \`events\` field contains an unknown event type: \`${type}\`. Known types: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
-  }
-  return [...new Set(value as WebhookEventType[])];
-}
+const endpoint = (policy: EndpointPolicy) =>
+  z
+    .string({ error: 'The `endpoint` field must be a non-empty string.' })
+    .transform(checkEndpoint(policy))
+    .meta({
+      format: 'uri',
+      maxLength: MAX_ENDPOINT_LENGTH,
+      description:
+        'An absolute https URL without credentials (http only where WEBHOOK_ALLOW_HTTP is on). Literal private, loopback, ' +
+        'link-local and metadata IP addresses are refused unless WEBHOOK_ALLOWED_ADDRESSES lists them.',
+      example: 'https://example.com/handler',
+    });
 
-function status(value: unknown, ctx: z.RefinementCtx): WebhookStatus {
-  if (typeof value === 'string' && (WEBHOOK_STATUSES as readonly string[]).includes(value)) return value as WebhookStatus;
-  return fail(ctx, 'The `status` field must be `enabled` or `disabled`.');
-}
+const NOT_EVENTS = 'The `events` field must be a non-empty array of event types.';
+const events = checkedFirst(
+  (value, ctx) => {
+    if (!Array.isArray(value) || value.length === 0) fail(ctx, NOT_EVENTS);
+  },
+  z.array(
+    z.enum(WEBHOOK_EVENT_TYPES, {
+      error: (issue) =>
+        `The \`events\` field contains an unknown event type: \`${String(issue.input)}\`. Known types: ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
+    }),
+  ).min(1),
+)
+  .transform((types) => [...new Set(types)])
+  .meta({ description: 'The event types delivered to the endpoint.', example: ['email.sent', 'email.delivered'] });
+
+const status = z.enum(WEBHOOK_STATUSES, { error: 'The `status` field must be `enabled` or `disabled`.' }).meta({ example: 'enabled' });
 
 /** The body of POST /webhooks. */
 export const createWebhookSchema = (policy: EndpointPolicy) =>
-  jsonObject.pipe(z.object({ endpoint: field('endpoint', true, endpoint(policy)), events: field('events', true, events) }));
+  jsonBody(
+    z.object({
+      endpoint: required(endpoint(policy), 'Missing `endpoint` field.'),
+      events: required(events, 'Missing `events` field.'),
+    }),
+  );
 
 /** The body of PATCH /webhooks/:id: every field optional; no body at all changes nothing. */
 export const updateWebhookSchema = (policy: EndpointPolicy) =>
   z.preprocess(
     (body) => body ?? {},
-    jsonObject.pipe(
-      z.object({
-        endpoint: field('endpoint', false, endpoint(policy)),
-        events: field('events', false, events),
-        status: field('status', false, status),
-      }),
-    ),
+    jsonBody(z.object({ endpoint: optional(endpoint(policy)), events: optional(events), status: optional(status) })),
   );
 
 /** Throws the HeraldError of the first problem. */

@@ -114,7 +114,7 @@ export function domainComponentSchemas(regions: readonly string[]): Record<Domai
             'mail then carries both signatures. Ed25519 alone is not offered, since many receivers verify only RSA.',
         },
       },
-      example: { name: 'example.com', region: regions[0], open_tracking: false, click_tracking: false, tls: 'opportunistic' },
+      example: { name: 'mail.example.com', region: regions[0], open_tracking: false, click_tracking: false, tls: 'opportunistic' },
     },
     CreateDomainResponse: created,
     Domain: {
