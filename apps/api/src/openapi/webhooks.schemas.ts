@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiParam } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { addressAllowList, createWebhookSchema, type EndpointPolicy, updateWebhookSchema, WEBHOOK_EVENT_TYPES } from '@herald/webhooks';
 import { ApiPageQuery } from './openapi.decorators';
