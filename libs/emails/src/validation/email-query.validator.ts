@@ -1,21 +1,27 @@
-import { HeraldError } from '@herald/core';
-import { isAbsent, isPlainObject, pageQuerySchema, type PageRequest } from '@herald/http';
+import { z } from 'zod';
+import { jsonBody, pageQuerySchema, type PageRequest, required } from '@herald/http';
 import { parseScheduledAt } from './scheduled-at.parser';
-import { accept, reject, type SendLimits, type Validated } from './validation.types';
-import { fromZod } from './validated.zod';
+import { accept, type SendLimits, type Validated } from './validation.types';
+import { fromZod, relay } from './validated.zod';
 
-/** PATCH /emails/:id: only `scheduled_at` can change; other fields are ignored, as on send. */
+/** The body of PATCH /emails/:id: only `scheduled_at` can change; other fields are ignored, as on send. */
+export const updateEmailBody = (limits: SendLimits, now: Date) =>
+  jsonBody(
+    z.object({
+      scheduled_at: required(
+        z.unknown().transform((value, ctx) => relay(ctx, parseScheduledAt(value, now, limits.maxScheduleDays))),
+        'Missing `scheduled_at` field.',
+      ),
+    }),
+  );
+
 export function validateUpdateEmailRequest(
   body: unknown,
   limits: SendLimits,
   now: Date = new Date(),
 ): Validated<{ scheduledAt: Date }> {
-  if (!isPlainObject(body)) return reject(new HeraldError('validation_error', 'The request body must be a JSON object.'));
-  if (isAbsent(body['scheduled_at'])) {
-    return reject(new HeraldError('missing_required_field', 'Missing `scheduled_at` field.'));
-  }
-  const scheduledAt = parseScheduledAt(body['scheduled_at'], now, limits.maxScheduleDays);
-  return scheduledAt.ok ? accept({ scheduledAt: scheduledAt.value }) : scheduledAt;
+  const parsed = fromZod(updateEmailBody(limits, now).safeParse(body));
+  return parsed.ok ? accept({ scheduledAt: parsed.value.scheduled_at }) : parsed;
 }
 
 /** GET /emails: `limit` 1–100 (default 20), and at most one of `after` / `before`. */
