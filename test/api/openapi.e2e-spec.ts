@@ -114,13 +114,15 @@ describe('the OpenAPI document', () => {
   /** What is wrong with `value` against a schema, for the OpenAPI 3.0 keywords the document uses. */
   function problems(s: Json, value: unknown, at = '$'): string[] {
     if (s.$ref) return problems(resolve(s.$ref), value, at);
-    if (value === null) return s.nullable ? [] : [`${at} is null`];
+    // OpenAPI 3.1: a nullable schema lists 'null' among its types.
+    const types: string[] = [s.type ?? []].flat();
+    if (value === null) return types.includes('null') ? [] : [`${at} is null`];
     if (s.oneOf) {
       const matches = s.oneOf.filter((option: Json) => problems(option, value, at).length === 0).length;
       return matches === 1 ? [] : [`${at} matches ${matches} of its oneOf schemas`];
     }
     const type = Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
-    if (s.type && s.type !== type && !(s.type === 'number' && type === 'integer')) return [`${at} is a ${type}, not a ${s.type}`];
+    if (types.length && !types.includes(type) && !(types.includes('number') && type === 'integer')) return [`${at} is a ${type}, not a ${types.join(' or ')}`];
     const out: string[] = [];
     if (s.enum && !s.enum.includes(value)) out.push(`${at} is not one of ${s.enum.join(', ')}`);
     if (typeof value === 'string') {

@@ -1,10 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
-import { HeraldError, isUuid, newId, restTimestamp } from '@herald/core';
+import { HeraldError, newId, restTimestamp } from '@herald/core';
 import { isPlanId } from '@herald/limits';
+import { parseOrThrow } from '@herald/http';
 import { requiredName, requireUuidParam } from './account-input.validation';
+import { createApiKeyBody, MAX_KEY_NAME } from './api-key-input.validation';
 import { ApiKeyCache } from './api-key.cache';
-import { API_KEY_PERMISSIONS, ApiKeyPermission } from './api-key.entity';
 import { generateApiKey, parseApiKey, verifySecret } from './api-key-format';
 import { ApiKeysRepository, ApiKeyWithTeam } from './api-keys.repository';
 import { Principal } from './principal.types';
@@ -24,7 +25,6 @@ export interface ApiKeyListItem {
   last_used_at: string | null;
 }
 
-const MAX_KEY_NAME = 50;
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 const MISSING_API_KEY =
   'Missing API key in the authorization header. Include the following header in the request: Authorization: Bearer YOUR_API_KEY';
@@ -59,9 +59,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
 
   /** The token is in the result only here: the database keeps its hash. */
   async create(teamId: string, input: CreateApiKeyInput): Promise<{ id: string; token: string }> {
-    const name = requiredName(input.name, MAX_KEY_NAME);
-    const permission = permissionOf(input.permission);
-    const domainId = domainIdOf(input.domain_id, permission);
+    const { name, permission, domainId } = parseOrThrow(createApiKeyBody, input);
     if (domainId && !(await this.keys.teamHasDomain(teamId, domainId))) throw domainNotFound();
     const { token, publicId, secretHash } = generateApiKey();
     const id = newId();
@@ -86,7 +84,8 @@ export class ApiKeysService implements BeforeApplicationShutdown {
     }));
   }
 
-  async rename(teamId: string, id: string, name: string): Promise<void> {
+  /** `name` as PATCH /api-keys/:id carries it (see updateApiKeyBody). */
+  async rename(teamId: string, id: string, name: unknown): Promise<void> {
     requireUuidParam(id);
     const renamed = await this.keys.rename(teamId, id, requiredName(name, MAX_KEY_NAME));
     if (!renamed) throw notFound();
@@ -188,26 +187,6 @@ function toEntry(row: ApiKeyWithTeam): KeyEntry {
     team: Object.freeze({ id: team.id, plan: team.plan, homeRegion: team.homeRegion, rateLimit: team.rateLimit }),
   });
   return { principal, secretHash: row.secretHash, lastUsedAt: row.lastUsedAt?.getTime() ?? null };
-}
-
-function permissionOf(value: unknown): ApiKeyPermission {
-  if (value === undefined || value === null) return 'full_access';
-  if (!API_KEY_PERMISSIONS.includes(value as ApiKeyPermission)) {
-    throw new HeraldError('invalid_access', 'Access must be "full_access" | "sending_access"');
-  }
-  return value as ApiKeyPermission;
-}
-
-/** A well-formed domain id, or null; create() then checks that the team has that domain. */
-function domainIdOf(value: unknown, permission: ApiKeyPermission): string | null {
-  if (value === undefined || value === null) return null;
-  if (permission !== 'sending_access') {
-    throw new HeraldError('validation_error', 'The `domain_id` field can only be used with `sending_access` permission.');
-  }
-  if (typeof value !== 'string' || !isUuid(value)) {
-    throw new HeraldError('validation_error', 'The `domain_id` field must be a valid UUID.');
-  }
-  return value;
 }
 
 function domainNotFound(): HeraldError {

@@ -3,6 +3,7 @@ export { TeamsService } from './teams.service';
 export type { CreateTeamInput } from './teams.service';
 export { ApiKeysService } from './api-keys.service';
 export type { ApiKeyListItem, CreateApiKeyInput } from './api-keys.service';
+export { createApiKeyBody, updateApiKeyBody } from './api-key-input.validation';
 export { requireFullAccess } from './principal.types';
 export type { Principal } from './principal.types';
 export { Team } from './team.entity';

@@ -1,6 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { HeraldError, type HeraldErrorCode } from '@herald/core';
+import { checkedFirst, fail, isAbsent, isPlainObject, jsonBody, mustBe, optional, parseOrThrow } from '@herald/http';
 import type { DkimAlgorithm, Domain, DomainTls } from './domain.types';
 import type { DomainChanges } from './domains.repository';
 
@@ -46,90 +47,118 @@ export function asciiDomainName(value: string): string | null {
   return labels.every((label) => LABEL.test(label)) ? ascii : null;
 }
 
-const isAbsent = (value: unknown): value is null | undefined => value === undefined || value === null;
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const mustBe = (field: string, what: string) => `The \`${field}\` field must be ${what}.`;
 const invalid = (message: string, code: HeraldErrorCode = 'validation_error') => new HeraldError(code, message);
 
-function fail(ctx: z.RefinementCtx, message: string, code: HeraldErrorCode = 'validation_error'): never {
-  ctx.addIssue({ code: 'custom', message, params: { heraldCode: code } });
-  return z.NEVER;
-}
+// Documentation (`meta`) goes on the inner schema: JSON Schema output reads it there, through optional().
+type Meta = Record<string, unknown>;
+const boolean = (field: string, meta: Meta = {}) => optional(z.boolean({ error: mustBe(field, 'a `boolean`') }).meta(meta));
 
-/** The first problem zod found, as the HeraldError it stands for. */
-function orThrow<T>(result: z.ZodSafeParseResult<T>): T {
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const code: unknown = issue?.code === 'custom' ? issue.params?.['heraldCode'] : undefined;
-  // Only `fail` sets heraldCode, always with a HeraldErrorCode.
-  const name = typeof code === 'string' ? (code as HeraldErrorCode) : 'validation_error';
-  throw invalid(issue?.message ?? 'The request body is invalid.', name);
-}
-
-const boolean = (field: string) => z.boolean({ error: mustBe(field, 'a `boolean`') }).nullish();
-
-const label = (field: string) =>
-  z
-    .unknown()
-    .optional()
-    .transform((value, ctx) => {
-      if (isAbsent(value)) return null;
-      const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
-      if (text === null || !LABEL.test(text)) {
-        return fail(ctx, mustBe(field, 'a subdomain label: letters, digits and hyphens, at most 63 characters, like `links`'));
-      }
-      return text;
-    });
+const LABEL_MESSAGE = 'a subdomain label: letters, digits and hyphens, at most 63 characters, like `links`';
+/** A subdomain label, lowercased; absent is null. */
+const label = (field: string, meta: Meta = {}) =>
+  optional(
+    z
+      .string({ error: mustBe(field, LABEL_MESSAGE) })
+      .transform((value) => value.trim().toLowerCase())
+      .refine((value) => LABEL.test(value), { error: mustBe(field, LABEL_MESSAGE) })
+      .meta({ pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$', maxLength: 63, example: 'links', ...meta }),
+  ).transform((value) => value ?? null);
 
 const TLS_VALUES = ['opportunistic', 'enforced'] as const;
-const tls = z.enum(TLS_VALUES, { error: mustBe('tls', '`opportunistic` | `enforced`') }).nullish();
+const tls = (meta: Meta = {}) =>
+  optional(
+    z.enum(TLS_VALUES, { error: mustBe('tls', '`opportunistic` | `enforced`') }).meta({
+      description: '`opportunistic`: TLS when the receiving server offers it. `enforced`: never deliver without TLS.',
+      ...meta,
+    }),
+  );
 
+const SWITCH = ['enabled', 'disabled'] as const;
 /** Herald domains send; receiving is not built. Resend's field is accepted when it asks for that. */
-const capabilities = z.unknown().optional().transform((value, ctx) => {
-  if (isAbsent(value)) return;
-  if (!isPlainObject(value)) return fail(ctx, mustBe('capabilities', 'an object'));
-  for (const key of ['sending', 'receiving'] as const) {
-    const v = value[key];
-    if (!isAbsent(v) && v !== 'enabled' && v !== 'disabled') return fail(ctx, mustBe(`capabilities.${key}`, '`enabled` | `disabled`'));
-  }
-  if (value['receiving'] === 'enabled') return fail(ctx, 'Receiving is not supported: `capabilities.receiving` must be `disabled`.');
-  if (value['sending'] === 'disabled') return fail(ctx, 'A Herald domain sends: `capabilities.sending` must be `enabled`.');
-});
+const capabilities = optional(
+  z.object(
+    {
+      sending: optional(z.enum(SWITCH, { error: mustBe('capabilities.sending', '`enabled` | `disabled`') })),
+      receiving: optional(z.enum(SWITCH, { error: mustBe('capabilities.receiving', '`enabled` | `disabled`') })),
+    },
+    { error: mustBe('capabilities', 'an object') },
+  ),
+)
+  .transform((value, ctx): undefined => {
+    if (value?.receiving === 'enabled') return fail(ctx, 'Receiving is not supported: `capabilities.receiving` must be `disabled`.');
+    if (value?.sending === 'disabled') return fail(ctx, 'A Herald domain sends: `capabilities.sending` must be `enabled`.');
+    return undefined;
+  })
+  .meta({ description: 'Herald domains send; receiving is not supported.', example: { sending: 'enabled', receiving: 'disabled' } });
 
 const DKIM_MESSAGE = mustBe(
   'dkim_algorithms',
   '`["rsa-sha256"]` or `["rsa-sha256", "ed25519-sha256"]` (Ed25519 signs beside RSA, never alone)',
 );
-const dkimAlgorithms = z.unknown().optional().transform((value, ctx): DkimAlgorithm[] => {
-  if (isAbsent(value)) return ['rsa-sha256'];
-  if (!Array.isArray(value) || value.length === 0) return fail(ctx, DKIM_MESSAGE);
+const dkimAlgorithms = optional(
+  z
+    .array(z.enum(['rsa-sha256', 'ed25519-sha256'], { error: DKIM_MESSAGE }), { error: DKIM_MESSAGE })
+    .min(1, { error: DKIM_MESSAGE })
+    .meta({
+      default: ['rsa-sha256'],
+      description:
+        'Herald extension. `["rsa-sha256", "ed25519-sha256"]` adds an Ed25519 key (RFC 8463) beside the RSA-2048 key: ' +
+        'mail then carries both signatures. Ed25519 alone is not offered, since many receivers verify only RSA.',
+    }),
+).transform((value, ctx): DkimAlgorithm[] => {
+  if (value === undefined) return ['rsa-sha256'];
   const chosen = new Set(value);
   const match = DKIM_ALGORITHM_CHOICES.find((choice) => choice.length === chosen.size && choice.every((a) => chosen.has(a)));
   return match ? [...match] : fail(ctx, DKIM_MESSAGE);
 });
 
-function createSchema(regions: readonly string[]) {
+const domainName = checkedFirst(
+  (value, ctx) => {
+    if (isAbsent(value) || (typeof value === 'string' && value.trim() === '')) fail(ctx, 'Missing `name` field.', 'missing_required_field');
+  },
+  z
+    .string({ error: mustBe('name', 'a `string`') })
+    .transform((value, ctx) => asciiDomainName(value) ?? fail(ctx, 'Invalid `name` field. It must be a domain name like `example.com`.'))
+    .meta({ description: 'A domain or subdomain; Unicode names are stored in punycode.', example: 'example.com' }),
+);
+
+/** A body that may be absent altogether (an empty object), else must be a JSON object. */
+const bodyOf = <S extends z.ZodType>(schema: S) => z.preprocess((body) => (isAbsent(body) ? {} : body), jsonBody(schema));
+
+/** The body of POST /domains; `regions` are the deployment's (HERALD_REGIONS). */
+export function createDomainBody(regions: readonly string[]) {
   const regionList = regions.map((r) => `\`${r}\``).join(' | ');
-  return z
-    .object({
-      name: z.unknown().optional().transform((value, ctx) => {
-        if (typeof value !== 'string') return fail(ctx, mustBe('name', 'a `string`'));
-        return asciiDomainName(value) ?? fail(ctx, 'Invalid `name` field. It must be a domain name like `example.com`.');
+  const region = optional(
+    checkedFirst(
+      (value, ctx) => {
+        if (!(typeof value === 'string' && regions.includes(value))) {
+          fail(ctx, `Invalid \`region\` field. Region must be one of ${regionList}.`, 'invalid_region');
+        }
+      },
+      z.enum(regions as [string, ...string[]]),
+    ),
+  )
+    .transform((value) => value ?? null)
+    .meta({ description: "Where the domain's mail is sent from. Defaults to the team's home region; cannot be changed later." });
+  return bodyOf(
+    z.object({
+      name: domainName,
+      region,
+      custom_return_path: label('custom_return_path', {
+        default: DEFAULT_RETURN_PATH,
+        description: 'The subdomain used for the Return-Path (SPF and bounces).',
+        example: DEFAULT_RETURN_PATH,
       }),
-      region: z.unknown().optional().transform((value, ctx) => {
-        if (isAbsent(value)) return null;
-        if (typeof value === 'string' && regions.includes(value)) return value;
-        return fail(ctx, `Invalid \`region\` field. Region must be one of ${regionList}.`, 'invalid_region');
+      open_tracking: boolean('open_tracking', { default: false }),
+      click_tracking: boolean('click_tracking', { default: false }),
+      tracking_subdomain: label('tracking_subdomain', {
+        description: 'A subdomain for open and click tracking links (a CNAME). Can be changed, not removed.',
       }),
-      custom_return_path: label('custom_return_path'),
-      open_tracking: boolean('open_tracking'),
-      click_tracking: boolean('click_tracking'),
-      tracking_subdomain: label('tracking_subdomain'),
-      tls,
+      tls: tls({ default: 'opportunistic' }),
       capabilities,
       dkim_algorithms: dkimAlgorithms,
-    })
+    }),
+  )
     .transform((body, ctx): CreateDomainInput => {
       const customReturnPath = body.custom_return_path ?? DEFAULT_RETURN_PATH;
       if (body.tracking_subdomain === customReturnPath) return fail(ctx, sameNameMessage(customReturnPath));
@@ -143,7 +172,8 @@ function createSchema(regions: readonly string[]) {
         tls: body.tls ?? 'opportunistic',
         dkimAlgorithms: body.dkim_algorithms,
       };
-    });
+    })
+    .meta({ example: { name: 'mail.example.com', region: regions[0], open_tracking: false, click_tracking: false, tls: 'opportunistic' } });
 }
 
 /** A CNAME cannot share its name with the return path's MX and TXT records. */
@@ -151,20 +181,21 @@ const sameNameMessage = (name: string) =>
   `The \`tracking_subdomain\` and \`custom_return_path\` must differ: both are \`${name}\`.`;
 
 export function validateCreateDomain(body: unknown, regions: readonly string[]): CreateDomainInput {
-  const fields = isAbsent(body) ? {} : body;
-  if (!isPlainObject(fields)) throw invalid('The request body must be a JSON object.');
-  if (isAbsent(fields['name']) || (typeof fields['name'] === 'string' && fields['name'].trim() === '')) {
-    throw invalid('Missing `name` field.', 'missing_required_field');
-  }
-  return orThrow(createSchema(regions).safeParse(fields));
+  return parseOrThrow(createDomainBody(regions), body);
 }
 
-const updateSchema = z.object({
-  open_tracking: boolean('open_tracking'),
-  click_tracking: boolean('click_tracking'),
-  tracking_subdomain: label('tracking_subdomain'),
-  tls,
-  capabilities,
+/** The body of PATCH /domains/:id, once the fixed fields are checked against the domain (below). */
+export const updateDomainBody = bodyOf(
+  z.object({
+    open_tracking: boolean('open_tracking'),
+    click_tracking: boolean('click_tracking'),
+    tracking_subdomain: label('tracking_subdomain', { description: 'A new tracking subdomain; it cannot be removed.' }),
+    tls: tls(),
+    capabilities,
+  }),
+).meta({
+  description: 'The name, region, return path and DKIM algorithms are fixed at creation.',
+  example: { open_tracking: true, click_tracking: true, tracking_subdomain: 'links' },
 });
 
 /**
@@ -194,7 +225,7 @@ export function validateUpdateDomain(
   if (current.trackingSubdomain !== null && 'tracking_subdomain' in fields && (isAbsent(tracking) || tracking === '')) {
     throw invalid('The `tracking_subdomain` field can be changed but not removed.');
   }
-  const parsed = orThrow(updateSchema.safeParse(fields));
+  const parsed = parseOrThrow(updateDomainBody, fields);
   if (parsed.tracking_subdomain === current.customReturnPath) throw invalid(sameNameMessage(current.customReturnPath));
   const changes: UpdateDomainInput = {};
   if (!isAbsent(parsed.open_tracking)) changes.openTracking = parsed.open_tracking;

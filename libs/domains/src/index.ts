@@ -30,6 +30,8 @@ export {
 } from './dns-records.builder';
 export {
   asciiDomainName,
+  createDomainBody,
+  updateDomainBody,
   validateCreateDomain,
   validateUpdateDomain,
   type CreateDomainInput,

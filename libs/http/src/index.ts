@@ -3,3 +3,5 @@ export * from './herald-exception.filter';
 export * from './configure-http';
 export * from './json-body.parser';
 export * from './server-options';
+export * from './page-query';
+export * from './zod-issue.mapper';

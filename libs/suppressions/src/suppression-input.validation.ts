@@ -1,5 +1,20 @@
-import { HeraldError, isUuid } from '@herald/core';
-import { parseAddress } from '@herald/core';
+import { z } from 'zod';
+import { HeraldError, isUuid, parseAddress } from '@herald/core';
+import {
+  checkedFirst,
+  fail,
+  fieldName,
+  isAbsent,
+  isPlainObject,
+  jsonBody,
+  listOf,
+  mustBe,
+  optional,
+  parseOrThrow,
+  parsePage,
+  required,
+  typeError,
+} from '@herald/http';
 import { SUPPRESSION_ORIGINS, type SuppressionOrigin, type SuppressionPage } from './suppression.types';
 
 /*
@@ -9,13 +24,11 @@ import { SUPPRESSION_ORIGINS, type SuppressionOrigin, type SuppressionPage } fro
  */
 
 export const MAX_SUPPRESSION_BATCH = 100;
-const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const invalid = (message: string) => new HeraldError('validation_error', message);
-const missing = (field: string) => new HeraldError('missing_required_field', `The \`${field}\` field is required.`);
+const missingField = (field: string) => `The \`${field}\` field is required.`;
+const invalidSuppressedAddress = (field: string) =>
+  `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` format.`;
 
 /**
  * A recipient address as the list keys it: the bare address (a `Name <addr>` form is accepted
@@ -26,86 +39,64 @@ export function normalizeSuppressedAddress(value: string): string | null {
   return parsed ? parsed.address.toLowerCase() : null;
 }
 
-function address(value: unknown, field: string): string {
-  if (typeof value !== 'string') throw invalid(`The \`${field}\` field must be a string.`);
-  const email = normalizeSuppressedAddress(value);
-  if (!email) throw invalid(`Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` format.`);
-  return email;
-}
-
-function body(value: unknown): Record<string, unknown> {
-  if (!isPlainObject(value)) throw invalid('The request body must be a JSON object.');
-  return value;
-}
-
-/** POST /suppressions `{email}`. */
-export function validateAddSuppression(input: unknown): string {
-  const b = body(input);
-  if (b['email'] === undefined || b['email'] === null) throw missing('email');
-  return address(b['email'], 'email');
-}
-
-function list(value: unknown, field: string): unknown[] {
-  if (!Array.isArray(value)) throw invalid(`The \`${field}\` field must be an array.`);
-  if (value.length === 0) throw invalid(`The \`${field}\` field must contain at least 1 item.`);
-  if (value.length > MAX_SUPPRESSION_BATCH) throw invalid(`The \`${field}\` field must contain at most ${MAX_SUPPRESSION_BATCH} items.`);
-  return value;
-}
+/** An address field: a string that parses, reduced to the key the list uses. */
+const address = z
+  .string({ error: typeError('a string') })
+  .refine((value) => normalizeSuppressedAddress(value) !== null, { error: (issue) => invalidSuppressedAddress(fieldName(issue.path ?? [])) })
+  .transform((value) => normalizeSuppressedAddress(value) as string)
+  .meta({ format: 'email', example: 'bounced@example.com' });
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
+/** POST /suppressions `{email}`. */
+export const addSuppressionBody = jsonBody(z.object({ email: required(address, missingField('email')) }));
+
+const emails = listOf('emails', address, MAX_SUPPRESSION_BATCH).transform(unique);
+
 /** POST /suppressions/batch/add `{emails}`: 1–100 addresses, duplicates counted once. */
-export function validateBatchAdd(input: unknown): string[] {
-  const b = body(input);
-  if (b['emails'] === undefined || b['emails'] === null) throw missing('emails');
-  return unique(list(b['emails'], 'emails').map((e, i) => address(e, `emails[${i}]`)));
-}
+export const batchAddSuppressionsBody = jsonBody(z.object({ emails: required(emails, missingField('emails')) }));
+
+const ids = listOf(
+  'ids',
+  z
+    .string({ error: (issue) => mustBe(fieldName(issue.path ?? []), 'a valid UUID') })
+    .refine(isUuid, { error: (issue) => mustBe(fieldName(issue.path ?? []), 'a valid UUID') })
+    .transform((id) => id.toLowerCase())
+    .meta({ format: 'uuid' }),
+  MAX_SUPPRESSION_BATCH,
+).transform(unique);
 
 /** POST /suppressions/batch/remove `{emails}` or `{ids}`, not both. */
-export function validateBatchRemove(input: unknown): { emails: string[] } | { ids: string[] } {
-  const b = body(input);
-  const hasEmails = b['emails'] !== undefined && b['emails'] !== null;
-  const hasIds = b['ids'] !== undefined && b['ids'] !== null;
-  if (hasEmails && hasIds) throw invalid('The `emails` and `ids` fields cannot be used together.');
-  if (hasEmails) return { emails: unique(list(b['emails'], 'emails').map((e, i) => address(e, `emails[${i}]`))) };
-  if (!hasIds) throw new HeraldError('missing_required_field', 'Either the `emails` or the `ids` field is required.');
-  return {
-    ids: unique(
-      list(b['ids'], 'ids').map((id, i) => {
-        if (typeof id !== 'string' || !isUuid(id)) throw invalid(`The \`ids[${i}]\` field must be a valid UUID.`);
-        return id.toLowerCase();
-      }),
-    ),
-  };
-}
+export const batchRemoveSuppressionsBody = checkedFirst(
+  (body, ctx) => {
+    const given = (field: string) => isPlainObject(body) && !isAbsent(body[field]);
+    if (!isPlainObject(body)) fail(ctx, 'The request body must be a JSON object.');
+    else if (given('emails') && given('ids')) fail(ctx, 'The `emails` and `ids` fields cannot be used together.');
+    else if (!given('emails') && !given('ids')) fail(ctx, 'Either the `emails` or the `ids` field is required.', 'missing_required_field');
+  },
+  z.object({ emails: optional(emails), ids: optional(ids) }),
+)
+  .transform((body): { emails: string[] } | { ids: string[] } => (body.emails ? { emails: body.emails } : { ids: body.ids ?? [] }))
+  .meta({ description: 'Either `emails` or `ids`, not both.', example: { emails: ['bounced@example.com'] } });
 
-/** GET /suppressions: `origin`, `limit` (1–100, 20 by default), `after` or `before` (suppression ids). */
+export const validateAddSuppression = (input: unknown): string => parseOrThrow(addSuppressionBody, input).email;
+export const validateBatchAdd = (input: unknown): string[] => parseOrThrow(batchAddSuppressionsBody, input).emails;
+export const validateBatchRemove = (input: unknown) => parseOrThrow(batchRemoveSuppressionsBody, input);
+
+/** GET /suppressions: `origin`, and a page (`limit` 1–100, 20 by default; `after` or `before`, suppression ids). */
 export function validateSuppressionListQuery(input: unknown): SuppressionPage {
   const q = isPlainObject(input) ? input : {};
-  const one = (name: string): string | undefined => {
+  // A repeated parameter arrives as an array: this list names it rather than calling it malformed.
+  for (const name of ['limit', 'after', 'before', 'origin']) {
     const value = q[name];
-    if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value !== 'string') throw new HeraldError('invalid_parameter', `The \`${name}\` parameter must be given once.`);
-    return value;
-  };
-  const limitValue = one('limit');
-  let limit = DEFAULT_LIMIT;
-  if (limitValue !== undefined) {
-    limit = /^\d+$/.test(limitValue.trim()) ? Number(limitValue) : NaN;
-    if (!(limit >= 1 && limit <= MAX_LIMIT)) throw invalid(`The pagination limit must be a number between 1 and ${MAX_LIMIT}.`);
+    if (value !== undefined && value !== null && value !== '' && typeof value !== 'string') {
+      throw new HeraldError('invalid_parameter', `The \`${name}\` parameter must be given once.`);
+    }
   }
-  const cursor = (name: 'after' | 'before') => {
-    const value = one(name);
-    if (value === undefined) return null;
-    if (!isUuid(value)) throw new HeraldError('invalid_parameter', `The \`${name}\` parameter must be a valid UUID.`);
-    return value.toLowerCase();
-  };
-  const after = cursor('after');
-  const before = cursor('before');
-  if (after !== null && before !== null) throw invalid('The `after` and `before` parameters cannot be used together.');
-  const originValue = one('origin');
-  if (originValue !== undefined && !(SUPPRESSION_ORIGINS as readonly string[]).includes(originValue)) {
+  const page = parsePage(q, { blankLimitIsDefault: true });
+  const origin = q['origin'] || undefined;
+  if (origin !== undefined && !(SUPPRESSION_ORIGINS as readonly unknown[]).includes(origin)) {
     throw invalid(`The \`origin\` parameter must be one of ${SUPPRESSION_ORIGINS.map((o) => `\`${o}\``).join(', ')}.`);
   }
-  return { limit, after, before, origin: (originValue as SuppressionOrigin | undefined) ?? null };
+  return { ...page, origin: (origin as SuppressionOrigin | undefined) ?? null };
 }

@@ -9,9 +9,9 @@ export * from './webhook-secrets';
 export { addressAllowList, classifyHost, hostAllowed, type AddressAllowList, type AddressClass } from './endpoint-address';
 export {
   MAX_ENDPOINT_LENGTH,
+  createWebhookSchema,
+  updateWebhookSchema,
   validateCreateWebhook,
-  validateEndpoint,
-  validateEvents,
   validateUpdateWebhook,
   validateWebhookListQuery,
   type CreateWebhookInput,

@@ -1,32 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { HeraldError, isUuid, restTimestamp } from '@herald/core';
+import { parsePage } from '@herald/http';
 import { EventLogAttempt, EventLogEntry, LogPage, WebhookEventLogRepository } from './webhook-event-log.repository';
 import { WebhooksRepository } from './webhooks.repository';
 
-const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
 /** The message ids webhook_messages hands out: `msg_` + 32 hex digits. */
 const MESSAGE_ID = /^msg_[0-9a-f]{32}$/;
 
 const webhookNotFound = () => new HeraldError('not_found', 'Webhook not found');
 const eventNotFound = () => new HeraldError('not_found', 'Webhook event not found');
 
-/** `limit` 1–100 (20 by default) and an `after` cursor that `cursorOk` accepts. */
+/** `limit` 1–100 (20 by default) and an `after` cursor that `cursorOk` accepts: the log pages one way. */
 export function validateLogPage(query: unknown, cursorOk: (value: string) => boolean, cursorName: string): LogPage {
-  const q = (typeof query === 'object' && query !== null ? query : {}) as Record<string, unknown>;
-  let limit = DEFAULT_LIMIT;
-  const raw = q['limit'];
-  if (raw !== undefined && raw !== '') {
-    const n = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-    if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
-      throw new HeraldError('validation_error', `The pagination limit must be a number between 1 and ${MAX_LIMIT}.`);
-    }
-    limit = n;
-  }
-  if (q['before'] !== undefined && q['before'] !== '') throw new HeraldError('validation_error', 'The `before` parameter is not supported here; page with `after`.');
-  const after = q['after'];
-  if (after === undefined || after === '') return { limit, after: null };
-  if (typeof after !== 'string' || !cursorOk(after)) throw new HeraldError('invalid_parameter', `The \`after\` parameter must be ${cursorName}.`);
+  const cursor = { valid: cursorOk, described: cursorName, normalize: (value: string) => value };
+  const { limit, after } = parsePage(query, { cursor, forwardOnly: true, blankLimitIsDefault: true });
   return { limit, after };
 }
 

@@ -1,4 +1,5 @@
-import { HeraldError, isUuid } from '@herald/core';
+import { z } from 'zod';
+import { checkedFirst, fail, jsonBody, optional, type PageRequest, parseOrThrow, parsePage, required } from '@herald/http';
 import { type AddressAllowList, hostAllowed } from './endpoint-address';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES, type WebhookEventType, type WebhookStatus } from './webhook.types';
 
@@ -29,98 +30,89 @@ export interface UpdateWebhookInput {
   status?: WebhookStatus;
 }
 
-export interface WebhookPage {
-  limit: number;
-  after: string | null;
-  before: string | null;
-}
+export type WebhookPage = PageRequest;
 
-const invalid = (message: string) => new HeraldError('validation_error', message);
-const missing = (field: string) => new HeraldError('missing_required_field', `Missing \`${field}\` field.`);
-const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES);
-
-function asObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object.');
-  return body as Record<string, unknown>;
-}
-
-export function validateEndpoint(value: unknown, policy: EndpointPolicy): string {
-  if (typeof value !== 'string' || value.trim() === '') throw invalid('The `endpoint` field must be a non-empty string.');
-  const text = value.trim();
-  if (text.length > MAX_ENDPOINT_LENGTH) throw invalid(`The \`endpoint\` field must be at most ${MAX_ENDPOINT_LENGTH} characters.`);
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw invalid('The `endpoint` field must be an absolute URL, like `https://example.com/webhooks`.');
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
-    throw invalid(policy.allowHttp ? 'The `endpoint` field must be an http or https URL.' : 'The `endpoint` field must be an https URL.');
-  }
-  if (url.username !== '' || url.password !== '') throw invalid('The `endpoint` field must not contain credentials.');
-  if (url.hostname === '') throw invalid('The `endpoint` field must have a host.');
-  if (!hostAllowed(url.hostname, policy.allowed)) {
-    throw invalid('The `endpoint` field must not point to a private, loopback, link-local or metadata address.');
-  }
-  return url.href.length > MAX_ENDPOINT_LENGTH ? text : url.href;
-}
-
-export function validateEvents(value: unknown): WebhookEventType[] {
-  if (!Array.isArray(value) || value.length === 0) throw invalid('The `events` field must be a non-empty array of event types.');
-  for (const event of value) {
-    if (typeof event !== 'string' || !KNOWN.has(event)) {
-      throw invalid(`The \`events\` field contains an unknown event type: \`${String(event)}\`. Known types: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+function checkEndpoint(policy: EndpointPolicy) {
+  return (value: string, ctx: z.RefinementCtx): string => {
+    const text = value.trim();
+    if (text === '') return fail(ctx, 'The `endpoint` field must be a non-empty string.');
+    if (text.length > MAX_ENDPOINT_LENGTH) return fail(ctx, `The \`endpoint\` field must be at most ${MAX_ENDPOINT_LENGTH} characters.`);
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      return fail(ctx, 'The `endpoint` field must be an absolute URL, like `https://example.com/webhooks`.');
     }
-  }
-  return [...new Set(value as WebhookEventType[])];
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
+      return fail(ctx, policy.allowHttp ? 'The `endpoint` field must be an http or https URL.' : 'The `endpoint` field must be an https URL.');
+    }
+    if (url.username !== '' || url.password !== '') return fail(ctx, 'The `endpoint` field must not contain credentials.');
+    if (url.hostname === '') return fail(ctx, 'The `endpoint` field must have a host.');
+    if (!hostAllowed(url.hostname, policy.allowed)) {
+      return fail(ctx, 'The `endpoint` field must not point to a private, loopback, link-local or metadata address.');
+    }
+    return url.href.length > MAX_ENDPOINT_LENGTH ? text : url.href;
+  };
 }
 
+const endpoint = (policy: EndpointPolicy) =>
+  z
+    .string({ error: 'The `endpoint` field must be a non-empty string.' })
+    .transform(checkEndpoint(policy))
+    .meta({
+      format: 'uri',
+      maxLength: MAX_ENDPOINT_LENGTH,
+      description:
+        'An absolute https URL without credentials (http only where WEBHOOK_ALLOW_HTTP is on). Literal private, loopback, ' +
+        'link-local and metadata IP addresses are refused unless WEBHOOK_ALLOWED_ADDRESSES lists them.',
+      example: 'https://example.com/handler',
+    });
+
+const NOT_EVENTS = 'The `events` field must be a non-empty array of event types.';
+const events = checkedFirst(
+  (value, ctx) => {
+    if (!Array.isArray(value) || value.length === 0) fail(ctx, NOT_EVENTS);
+  },
+  z.array(
+    z.enum(WEBHOOK_EVENT_TYPES, {
+      error: (issue) =>
+        `The \`events\` field contains an unknown event type: \`${String(issue.input)}\`. Known types: ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
+    }),
+  ).min(1),
+)
+  .transform((types) => [...new Set(types)])
+  .meta({ description: 'The event types delivered to the endpoint.', example: ['email.sent', 'email.delivered'] });
+
+const status = z.enum(WEBHOOK_STATUSES, { error: 'The `status` field must be `enabled` or `disabled`.' }).meta({ example: 'enabled' });
+
+/** The body of POST /webhooks. */
+export const createWebhookSchema = (policy: EndpointPolicy) =>
+  jsonBody(
+    z.object({
+      endpoint: required(endpoint(policy), 'Missing `endpoint` field.'),
+      events: required(events, 'Missing `events` field.'),
+    }),
+  );
+
+/** The body of PATCH /webhooks/:id: every field optional; no body at all changes nothing. */
+export const updateWebhookSchema = (policy: EndpointPolicy) =>
+  z.preprocess(
+    (body) => body ?? {},
+    jsonBody(z.object({ endpoint: optional(endpoint(policy)), events: optional(events), status: optional(status) })),
+  );
+
+/** Throws the HeraldError of the first problem. */
 export function validateCreateWebhook(body: unknown, policy: EndpointPolicy): CreateWebhookInput {
-  const input = asObject(body);
-  if (input['endpoint'] === undefined || input['endpoint'] === null) throw missing('endpoint');
-  const endpoint = validateEndpoint(input['endpoint'], policy);
-  if (input['events'] === undefined || input['events'] === null) throw missing('events');
-  return { endpoint, events: validateEvents(input['events']) };
+  return parseOrThrow(createWebhookSchema(policy), body) as CreateWebhookInput;
 }
 
 export function validateUpdateWebhook(body: unknown, policy: EndpointPolicy): UpdateWebhookInput {
-  const input = asObject(body ?? {});
-  const out: UpdateWebhookInput = {};
-  if (input['endpoint'] !== undefined && input['endpoint'] !== null) out.endpoint = validateEndpoint(input['endpoint'], policy);
-  if (input['events'] !== undefined && input['events'] !== null) out.events = validateEvents(input['events']);
-  const status = input['status'];
-  if (status !== undefined && status !== null) {
-    if (typeof status !== 'string' || !(WEBHOOK_STATUSES as readonly string[]).includes(status)) {
-      throw invalid('The `status` field must be `enabled` or `disabled`.');
-    }
-    out.status = status as WebhookStatus;
-  }
-  return out;
+  const parsed = parseOrThrow(updateWebhookSchema(policy), body);
+  // Only the fields given, so the update leaves the others alone.
+  return Object.fromEntries(Object.entries(parsed).filter(([, value]) => value !== undefined)) as UpdateWebhookInput;
 }
-
-const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
 
 /** GET /webhooks: `limit` 1–100 (20 by default), at most one of `after` / `before` (webhook ids). */
 export function validateWebhookListQuery(query: unknown): WebhookPage {
-  const q = (typeof query === 'object' && query !== null ? query : {}) as Record<string, unknown>;
-  let limit = DEFAULT_LIMIT;
-  if (q['limit'] !== undefined && q['limit'] !== '') {
-    const raw = q['limit'];
-    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-    if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
-      throw invalid(`The pagination limit must be a number between 1 and ${MAX_LIMIT}.`);
-    }
-    limit = n;
-  }
-  const cursor = (name: 'after' | 'before'): string | null => {
-    const value = q[name];
-    if (value === undefined || value === null || value === '') return null;
-    if (typeof value === 'string' && isUuid(value)) return value.toLowerCase();
-    throw new HeraldError('invalid_parameter', `The \`${name}\` parameter must be a valid UUID.`);
-  };
-  const after = cursor('after');
-  const before = cursor('before');
-  if (after !== null && before !== null) throw invalid('The `after` and `before` parameters cannot be used together.');
-  return { limit, after, before };
+  return parsePage(query, { blankLimitIsDefault: true });
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeysService, CreateApiKeyInput, Principal } from '@herald/accounts';
+import { isPlainObject } from '@herald/http';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal';
 import { ApiErrorResponses, ApiIdParam, ApiOk } from '../openapi/openapi.decorators';
@@ -39,7 +40,8 @@ export class ApiKeysController {
   @ApiErrorResponses(401, 403, 404, 422, 429)
   @Patch(':id')
   async rename(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
-    await this.apiKeys.rename(p.teamId, id, (body as { name?: string } | undefined)?.name as string);
+    // The body's only field; its schema (updateApiKeyBody) is the one the service checks it with.
+    await this.apiKeys.rename(p.teamId, id, isPlainObject(body) ? body['name'] : undefined);
     return { object: 'api_key', id };
   }
 

@@ -1,6 +1,7 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import type { DomainStatus, RecordPurpose, RecordStatus } from '@herald/domains';
+import { createDomainBody, type DomainStatus, type RecordPurpose, type RecordStatus, updateDomainBody } from '@herald/domains';
 import { constant, list, nullable, reference, REST_TIMESTAMP, schemaRef, UUID } from './schemas';
+import { jsonSchemaOf } from './zod-schema';
 
 /*
  * The component schemas and decorators of the /domains routes. The regions are the
@@ -89,33 +90,7 @@ function createdDomain(regions: readonly string[]): SchemaObject {
 export function domainComponentSchemas(regions: readonly string[]): Record<DomainSchemaName, SchemaObject> {
   const created = createdDomain(regions);
   return {
-    CreateDomainRequest: {
-      type: 'object',
-      required: ['name'],
-      properties: {
-        name: { type: 'string', description: 'A domain or subdomain; Unicode names are stored in punycode.', example: 'example.com' },
-        region: {
-          type: 'string',
-          enum: [...regions],
-          description: "Where the domain's mail is sent from. Defaults to the team's home region; cannot be changed later.",
-        },
-        custom_return_path: { ...LABEL, default: 'send', description: 'The subdomain used for the Return-Path (SPF and bounces).' },
-        open_tracking: { type: 'boolean', default: false },
-        click_tracking: { type: 'boolean', default: false },
-        tracking_subdomain: TRACKING_SUBDOMAIN('A subdomain for open and click tracking links (a CNAME). Can be changed, not removed.'),
-        tls: { ...TLS, default: 'opportunistic' },
-        capabilities: CAPABILITIES,
-        dkim_algorithms: {
-          type: 'array',
-          items: { type: 'string', enum: ['rsa-sha256', 'ed25519-sha256'] },
-          default: ['rsa-sha256'],
-          description:
-            'Herald extension. `["rsa-sha256", "ed25519-sha256"]` adds an Ed25519 key (RFC 8463) beside the RSA-2048 key: ' +
-            'mail then carries both signatures. Ed25519 alone is not offered, since many receivers verify only RSA.',
-        },
-      },
-      example: { name: 'example.com', region: regions[0], open_tracking: false, click_tracking: false, tls: 'opportunistic' },
-    },
+    CreateDomainRequest: jsonSchemaOf(createDomainBody(regions)),
     CreateDomainResponse: created,
     Domain: {
       type: 'object',
@@ -144,18 +119,7 @@ export function domainComponentSchemas(regions: readonly string[]): Record<Domai
         priority: { type: 'integer', description: 'MX records only.', example: 10 },
       },
     },
-    UpdateDomainRequest: {
-      type: 'object',
-      description: 'The name, region, return path and DKIM algorithms are fixed at creation.',
-      properties: {
-        open_tracking: { type: 'boolean' },
-        click_tracking: { type: 'boolean' },
-        tls: TLS,
-        tracking_subdomain: TRACKING_SUBDOMAIN('A new tracking subdomain; it cannot be removed.'),
-        capabilities: CAPABILITIES,
-      },
-      example: { open_tracking: true, click_tracking: true, tracking_subdomain: 'links' },
-    },
+    UpdateDomainRequest: jsonSchemaOf(updateDomainBody),
     DomainReference: reference('domain'),
     DeletedDomain: {
       type: 'object',

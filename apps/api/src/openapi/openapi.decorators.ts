@@ -1,8 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiParam, ApiQuery, ApiResponse } from '@nestjs/swagger';
-import type { HeaderObject, ReferenceObject } from '@nestjs/swagger';
+import type { HeaderObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import { PAGE_CURSOR, PAGE_DEFAULT_LIMIT, PAGE_LIMIT } from '@herald/http';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@herald/idempotency';
 import { ERROR_NAMES, SchemaName, schemaRef } from './schemas';
+import { jsonSchemaOf } from './zod-schema';
 
 /*
  * The decorators that describe Herald's routes in /openapi.json. Handlers take `unknown` bodies
@@ -144,10 +146,14 @@ export const ApiIdParam = (what: string) =>
   ApiParam({ name: 'id', description: `The ${what}'s id.`, schema: { type: 'string', format: 'uuid' } });
 
 /**
- * `limit`, `after` and `before` of a keyset-paged list (see keysetPage). `noun` names the items;
- * with `limitOptional` the list is whole when no limit is given (Resend's older list endpoints).
+ * `limit`, `after` and `before` of a keyset-paged list, from the page parser's own shapes (see
+ * parsePage). `noun` names the items; with `limitOptional` the list is whole when no limit is
+ * given (Resend's older list endpoints); a `forwardOnly` log takes only `after`.
  */
-export const ApiPageQuery = (noun = 'item', { limitOptional = false }: { limitOptional?: boolean } = {}) =>
+export const ApiPageQuery = (
+  noun = 'item',
+  { limitOptional = false, forwardOnly = false, cursor }: { limitOptional?: boolean; forwardOnly?: boolean; cursor?: SchemaObject } = {},
+) =>
   applyDecorators(
     ApiQuery({
       name: 'limit',
@@ -155,20 +161,26 @@ export const ApiPageQuery = (noun = 'item', { limitOptional = false }: { limitOp
       description: limitOptional
         ? `${capitalized(noun)}s per page. Without it (and without a cursor), every ${noun} in one response.`
         : `${capitalized(noun)}s per page.`,
-      schema: { type: 'integer', minimum: 1, maximum: 100, ...(!limitOptional && { default: 20 }) },
+      schema: jsonSchemaOf(limitOptional ? PAGE_LIMIT : PAGE_LIMIT.default(PAGE_DEFAULT_LIMIT)),
     }),
     ApiQuery({
       name: 'after',
       required: false,
-      description: `Cursor: the id of the ${noun} the page starts after (older ${noun}s). Not with \`before\`.`,
-      schema: { type: 'string', format: 'uuid' },
+      description: forwardOnly
+        ? `The ${noun} to list after (older).`
+        : `Cursor: the id of the ${noun} the page starts after (older ${noun}s). Not with \`before\`.`,
+      schema: cursor ?? jsonSchemaOf(PAGE_CURSOR),
     }),
-    ApiQuery({
-      name: 'before',
-      required: false,
-      description: `Cursor: the id of the ${noun} the page ends before (newer ${noun}s). Not with \`after\`.`,
-      schema: { type: 'string', format: 'uuid' },
-    }),
+    ...(forwardOnly
+      ? []
+      : [
+          ApiQuery({
+            name: 'before',
+            required: false,
+            description: `Cursor: the id of the ${noun} the page ends before (newer ${noun}s). Not with \`after\`.`,
+            schema: cursor ?? jsonSchemaOf(PAGE_CURSOR),
+          }),
+        ]),
   );
 
 const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

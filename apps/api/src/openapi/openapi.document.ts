@@ -11,7 +11,7 @@ import { componentSchemas, schemaRef } from './schemas';
 export const OPENAPI_PATH = '/openapi.json';
 
 /**
- * The API's OpenAPI 3.0 document: the routes Nest reflects from the controllers' decorators,
+ * The API's OpenAPI 3.1 document: the routes Nest reflects from the controllers' decorators,
  * the component schemas, and the unauthenticated operator routes described by hand.
  */
 export function buildOpenApiDocument(app: INestApplication, config: HeraldConfig): OpenAPIObject {
@@ -19,6 +19,7 @@ export function buildOpenApiDocument(app: INestApplication, config: HeraldConfig
     .setTitle('Herald API')
     .setDescription(description(config))
     .setVersion('1.0.0')
+    .setOpenAPIVersion('3.1.0')
     .addBearerAuth(
       {
         type: 'http',
@@ -115,7 +116,7 @@ const OPERATOR_ROUTES: Record<string, OperationObject> = {
   [OPENAPI_PATH]: publicGet({
     operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI document',
-    responses: { 200: { description: 'OpenAPI 3.0', content: { 'application/json': { schema: { type: 'object' } } } } },
+    responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } },
   }),
 };
 

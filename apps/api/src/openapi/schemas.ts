@@ -1,14 +1,14 @@
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
-import { API_KEY_PERMISSIONS } from '@herald/accounts';
+import { createApiKeyBody, updateApiKeyBody } from '@herald/accounts';
 import type { HeraldErrorCode } from '@herald/core';
 import type { EmailEvent, SendLimits } from '@herald/emails';
 import type { DomainSchemaName } from './domains.schemas';
+import { jsonSchemaOf } from './zod-schema';
 
 /*
  * The component schemas of /openapi.json, as plain JSON-schema objects: request bodies are
  * validated by zod functions (libs/emails/src/validation), not DTO classes, so Nest cannot
- * reflect them. They follow OpenAPI 3.0 (`nullable`, `example`), which most client generators
- * read best. Limits come from the deployment's config, so a self-hosted document tells the truth.
+ * reflect them. They follow OpenAPI 3.1 (JSON Schema 2020-12: `type: [T, 'null']`). Limits come from the deployment's config, so a self-hosted document tells the truth.
  */
 
 export type SchemaName = CoreSchemaName | DomainSchemaName;
@@ -78,9 +78,10 @@ export const REST_TIMESTAMP: SchemaObject = {
   description: 'UTC, in Resend\'s format `YYYY-MM-DD HH:MM:SS.ffffff+00` (not RFC 3339).',
   example: '2026-04-03 22:13:42.674981+00',
 };
+/** OpenAPI 3.1 (JSON Schema 2020-12) spells "or null" in `type`; Nest's SchemaObject still types it as one string. */
 export const nullable = (schema: SchemaObject, description?: string): SchemaObject => ({
   ...schema,
-  nullable: true,
+  type: [schema.type, 'null'] as unknown as SchemaObject['type'],
   ...(description ? { description } : {}),
 });
 export const constant = (value: string): SchemaObject => ({ type: 'string', enum: [value], example: value });
@@ -283,20 +284,7 @@ export function componentSchemas(limits: SendLimits): Record<CoreSchemaName, Sch
       },
     },
     EmailReference: reference('email'),
-    CreateApiKeyRequest: {
-      type: 'object',
-      required: ['name'],
-      properties: {
-        name: { type: 'string', minLength: 1, maxLength: 50, example: 'Production' },
-        permission: {
-          type: 'string',
-          enum: [...API_KEY_PERMISSIONS],
-          default: 'full_access',
-          description: '`sending_access` keys may only call the send endpoints.',
-        },
-        domain_id: { ...UUID, description: 'Only with `sending_access`: restricts the key to one domain.' },
-      },
-    },
+    CreateApiKeyRequest: jsonSchemaOf(createApiKeyBody),
     CreateApiKeyResponse: {
       type: 'object',
       required: ['id', 'object', 'token'],
@@ -306,7 +294,7 @@ export function componentSchemas(limits: SendLimits): Record<CoreSchemaName, Sch
         token: { type: 'string', description: 'The key itself (`hr_...`). Shown only in this response.', example: 'hr_...' },
       },
     },
-    UpdateApiKeyRequest: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 50 } } },
+    UpdateApiKeyRequest: jsonSchemaOf(updateApiKeyBody),
     ApiKey: {
       type: 'object',
       required: ['id', 'name', 'created_at', 'last_used_at'],

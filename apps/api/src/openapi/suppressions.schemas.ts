@@ -1,8 +1,15 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiParam, ApiQuery } from '@nestjs/swagger';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
-import { MAX_SUPPRESSION_BATCH, SUPPRESSION_ORIGINS, type SuppressionOrigin } from '@herald/suppressions';
+import {
+  addSuppressionBody,
+  batchAddSuppressionsBody,
+  batchRemoveSuppressionsBody,
+  SUPPRESSION_ORIGINS,
+  type SuppressionOrigin,
+} from '@herald/suppressions';
 import { ApiPageQuery } from './openapi.decorators';
+import { jsonSchemaOf } from './zod-schema';
 import { constant, nullable, REST_TIMESTAMP, UUID } from './schemas';
 
 /*
@@ -27,7 +34,7 @@ const ORIGIN: SchemaObject = {
   enum: [...SUPPRESSION_ORIGINS],
   description: '`bounce`: a hard bounce. `complaint`: a spam report. `manual`: added through the API.',
 };
-const EMAIL: SchemaObject = { type: 'string', format: 'email', example: 'bounced@example.com' };
+const EMAIL = jsonSchemaOf(addSuppressionBody).properties?.['email'] as SchemaObject;
 
 const ENTRY_PROPERTIES: Record<string, SchemaObject> = {
   id: UUID,
@@ -62,7 +69,6 @@ const batch = (item: SchemaObject): SchemaObject => ({
   required: ['data'],
   properties: { data: { type: 'array', items: item } },
 });
-const EMAILS: SchemaObject = { type: 'array', minItems: 1, maxItems: MAX_SUPPRESSION_BATCH, items: EMAIL };
 
 const ok = (schema: SchemaObject, description: string) => ApiOkResponse({ description, schema, headers: RATE_LIMIT_HEADERS });
 
@@ -72,18 +78,10 @@ export const ApiDeletedSuppressionOk = () => ok(DELETED_SUPPRESSION, 'Removed.')
 export const ApiBatchAddSuppressionsOk = () => ok(batch(SUPPRESSION_SCHEMA), 'The entries, in the order of `emails` (duplicates once).');
 export const ApiBatchRemoveSuppressionsOk = () => ok(batch(DELETED_SUPPRESSION), 'The entries removed; addresses or ids not listed are left out.');
 
-export const ApiAddSuppressionBody = () =>
-  ApiBody({ schema: { type: 'object', required: ['email'], properties: { email: EMAIL } } });
-export const ApiBatchAddSuppressionsBody = () =>
-  ApiBody({ schema: { type: 'object', required: ['emails'], properties: { emails: EMAILS } } });
-export const ApiBatchRemoveSuppressionsBody = () =>
-  ApiBody({
-    schema: {
-      type: 'object',
-      description: 'Either `emails` or `ids`, not both.',
-      properties: { emails: EMAILS, ids: { type: 'array', minItems: 1, maxItems: MAX_SUPPRESSION_BATCH, items: UUID } },
-    },
-  });
+// The request bodies are the validators' own zod schemas.
+export const ApiAddSuppressionBody = () => ApiBody({ schema: jsonSchemaOf(addSuppressionBody) });
+export const ApiBatchAddSuppressionsBody = () => ApiBody({ schema: jsonSchemaOf(batchAddSuppressionsBody) });
+export const ApiBatchRemoveSuppressionsBody = () => ApiBody({ schema: jsonSchemaOf(batchRemoveSuppressionsBody) });
 
 export const ApiIdOrEmailParam = () =>
   ApiParam({

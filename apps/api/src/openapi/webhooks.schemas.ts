@@ -1,7 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiParam } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
-import { MAX_ENDPOINT_LENGTH, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from '@herald/webhooks';
+import { addressAllowList, createWebhookSchema, type EndpointPolicy, updateWebhookSchema, WEBHOOK_EVENT_TYPES } from '@herald/webhooks';
+import { ApiPageQuery } from './openapi.decorators';
+import { jsonSchemaOf } from './zod-schema';
 import { constant, nullable, REST_TIMESTAMP, UUID } from './schemas';
 
 /*
@@ -10,23 +12,14 @@ import { constant, nullable, REST_TIMESTAMP, UUID } from './schemas';
  * openapi.document.ts and schemas.ts, left to the change that owns those files.
  */
 
-const ENDPOINT: SchemaObject = {
-  type: 'string',
-  format: 'uri',
-  maxLength: MAX_ENDPOINT_LENGTH,
-  description:
-    'An absolute https URL without credentials (http only where WEBHOOK_ALLOW_HTTP is on). Literal private, loopback, ' +
-    'link-local and metadata IP addresses are refused unless WEBHOOK_ALLOWED_ADDRESSES lists them.',
-  example: 'https://example.com/handler',
-};
-const EVENTS: SchemaObject = {
-  type: 'array',
-  minItems: 1,
-  items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
-  description: 'The event types delivered to the endpoint.',
-  example: ['email.sent', 'email.delivered'],
-};
-const STATUS: SchemaObject = { type: 'string', enum: [...WEBHOOK_STATUSES], example: 'enabled' };
+// The request bodies are the validators' own zod schemas; the policy only changes what passes, not the shape.
+const DOCUMENTED_POLICY: EndpointPolicy = { allowHttp: false, allowed: addressAllowList([]) };
+const CREATE_REQUEST = jsonSchemaOf(createWebhookSchema(DOCUMENTED_POLICY));
+const UPDATE_REQUEST = jsonSchemaOf(updateWebhookSchema(DOCUMENTED_POLICY));
+const property = (schema: SchemaObject, name: string) => schema.properties?.[name] as SchemaObject;
+const ENDPOINT = property(CREATE_REQUEST, 'endpoint');
+const EVENTS = property(CREATE_REQUEST, 'events');
+const STATUS = property(UPDATE_REQUEST, 'status');
 const SECRET: SchemaObject = {
   type: 'string',
   pattern: '^whsec_[A-Za-z0-9+/]+=*$',
@@ -37,7 +30,7 @@ const SECRET: SchemaObject = {
 const summary: SchemaObject = {
   type: 'object',
   required: ['id', 'endpoint', 'events', 'status', 'created_at'],
-  properties: { id: UUID, endpoint: ENDPOINT, events: { ...EVENTS, nullable: true }, status: STATUS, created_at: REST_TIMESTAMP },
+  properties: { id: UUID, endpoint: ENDPOINT, events: nullable(EVENTS), status: STATUS, created_at: REST_TIMESTAMP },
 };
 
 const EVENT_ID: SchemaObject = {
@@ -61,15 +54,15 @@ const attempt: SchemaObject = {
   required: ['id', 'http_status_code', 'response', 'sent_at'],
   properties: {
     id: { type: 'string', pattern: '^\\d+$', example: '42' },
-    http_status_code: { type: 'integer', nullable: true, description: 'Null when no response came (refused address, timeout, connection error).', example: 500 },
+    http_status_code: { ...nullable({ type: 'integer' }, 'Null when no response came (refused address, timeout, connection error).'), example: 500 },
     response: { type: 'string', description: 'The first KiB of the response body, or why there was no response.' },
     sent_at: REST_TIMESTAMP,
   },
 };
 
 export const WEBHOOK_SCHEMAS = {
-  CreateWebhookRequest: { type: 'object', required: ['endpoint', 'events'], properties: { endpoint: ENDPOINT, events: EVENTS } },
-  UpdateWebhookRequest: { type: 'object', properties: { endpoint: ENDPOINT, events: EVENTS, status: STATUS } },
+  CreateWebhookRequest: CREATE_REQUEST,
+  UpdateWebhookRequest: UPDATE_REQUEST,
   WebhookSecret: {
     type: 'object',
     required: ['object', 'id', 'signing_secret'],
@@ -131,7 +124,4 @@ export const ApiWebhookEventParam = () =>
 
 /** `limit` and an `after` cursor (`what`: an event id, an attempt id). */
 export const ApiWebhookLogPageQuery = (what: string) =>
-  applyDecorators(
-    ApiQuery({ name: 'limit', required: false, description: 'Items per page.', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
-    ApiQuery({ name: 'after', required: false, description: `The ${what} to list after (older).`, schema: { type: 'string' } }),
-  );
+  ApiPageQuery('item', { forwardOnly: true, cursor: { type: 'string', description: `An ${what}.` } });

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { HeraldError } from '@herald/core';
 import { contentTypeFor, DEFAULT_CONTENT_TYPE } from './content-type.table';
 import { accept, reject, type NormalizedAttachment, type Validated } from './validation.types';
-import { fromZod, isAbsent, isPlainObject, mustBe, relay, typeError } from './zod-issue.mapper';
+import { isAbsent, isPlainObject, mustBe, typeError } from '@herald/http';
+import { fromZod, relay } from './validated.zod';
 
 /*
  * Every problem inside one attachment is `invalid_attachment` (Resend's name for a missing

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fail } from './zod-issue.mapper';
+import { fail } from '@herald/http';
 
 /*
  * Custom headers travel verbatim into the message, so this is where header injection and

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addressDomain, addressKey, parseAddress } from '@herald/core';
 import type { NormalizedEmail } from './validation.types';
-import { fail, invalidAddress, isAbsent, mustBe, typeError } from './zod-issue.mapper';
+import { fail, invalidAddress, isAbsent, mustBe, typeError } from '@herald/http';
 
 /** A parsed address field: the strings as given (trimmed) and their bare addresses. */
 export interface AddressList {

@@ -6,7 +6,8 @@ import { addressListSchema, fromSchema, recipientCountProblem, uniqueRecipients 
 import { parseScheduledAt } from './scheduled-at.parser';
 import { tagsSchema } from './tags.validator';
 import { accept, reject, type NormalizedEmail, type SendLimits, type Validated } from './validation.types';
-import { fromZod, isAbsent, isPlainObject, typeError } from './zod-issue.mapper';
+import { isAbsent, isPlainObject, typeError } from '@herald/http';
+import { fromZod } from './validated.zod';
 
 /*
  * One email of POST /emails or POST /emails/batch, checked in the order a client fixes things:

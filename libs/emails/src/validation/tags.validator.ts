@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fail, typeError } from './zod-issue.mapper';
+import { fail, typeError } from '@herald/http';
 
 /* Resend's documented tag rules: name and value required, `[A-Za-z0-9_-]`, ≤ 256 chars, ≤ 75 tags. */
 
