@@ -11,6 +11,7 @@ export { JetStreamExceptionFilter } from './jetstream-exception.filter';
 export type { RetryPolicy, Settlement } from './jetstream.settlement';
 export { settlementForError } from './jetstream.settlement';
 export * from './jetstream.server';
+export * from './jetstream.consumers';
 export * from './bus.module';
 export { ResourceEventOutbox } from './resource-events/resource-event-outbox';
 export { ResourceEventsModule } from './resource-events/resource-events.module';
