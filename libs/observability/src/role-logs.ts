@@ -26,9 +26,15 @@ export interface RoleLogs {
 
 export function roleLogs(role: string, config: Pick<HeraldConfig, 'LOG_LEVEL' | 'HERALD_REGION'>, options: LoggingOptions = {}): RoleLogs {
   const logger = options.logger ?? createRoleLogger(role, config, options.destination);
+  const pino = new PinoLogger({ pinoHttp: { logger } });
+  // Outside any store, nestjs-pino writes with the first logger made in the process. The role
+  // that owns it (the only role of a `herald worker` process, the first of `herald all`) enters
+  // no store, which keeps async_hooks off its hot paths: the worker and, at quiet log levels,
+  // the API enter none otherwise.
+  const ownsFallback = storage.getStore() === undefined && pino.logger === logger;
   return {
     logger,
-    nest: new Logger(new PinoLogger({ pinoHttp: { logger } }), {}),
-    run: (work) => storage.run(new Store(logger), work),
+    nest: new Logger(pino, {}),
+    run: (work) => (ownsFallback ? work() : storage.run(new Store(logger), work)),
   };
 }
