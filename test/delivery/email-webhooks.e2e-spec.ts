@@ -1,4 +1,4 @@
-import type { INestMicroservice } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 import { startWebhooks } from '../../apps/webhooks/src/webhooks.app';
 import { DeliveryWorld } from '../support/delivery-world';
@@ -13,7 +13,7 @@ jest.setTimeout(60_000);
  */
 describe('email events reach the customer’s webhook', () => {
   let world: DeliveryWorld;
-  let webhooks: INestMicroservice;
+  let webhooks: INestApplicationContext;
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {

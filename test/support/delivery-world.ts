@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { authenticate } from 'mailauth';
-import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
 import { BounceMxHost } from '@herald/smtp';
 import { freeSharedPort, MxSink, TestDnsServer, type MxSinkOptions, type SinkMessage } from '@herald/testing';
@@ -44,7 +44,7 @@ export class DeliveryWorld {
     readonly port: number,
     readonly api: TestApi,
     /** The in-process worker; null when started with `{ worker: false }` (a test runs its own, e.g. as a child process). */
-    readonly worker: INestApplication | null,
+    readonly worker: INestApplicationContext | null,
     readonly smtp: INestApplicationContext,
     readonly db: Client,
   ) {}

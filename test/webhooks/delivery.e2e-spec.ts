@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { INestMicroservice } from '@nestjs/common';
+import { INestApplicationContext } from '@nestjs/common';
 import { jetstream } from '@nats-io/jetstream';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -54,7 +54,7 @@ async function waitFor(check: () => Promise<boolean> | boolean, what: string, ti
  */
 describe('webhook delivery', () => {
   let api: TestApi;
-  let webhooks: INestMicroservice;
+  let webhooks: INestApplicationContext;
   let receiver: WebhookReceiver;
   let db: DataSource;
   let nc: NatsConnection;

@@ -1,4 +1,4 @@
-import type { INestMicroservice } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { startWebhooks } from '../../apps/webhooks/src/webhooks.app';
 import { call, startTestApi, type TestApi, type TestTeam } from '../support/api-harness';
@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('webhooks: an endpoint failing for the whole window is disabled', () => {
   const DISABLE_AFTER_MS = 1_500;
   let api: TestApi;
-  let webhooks: INestMicroservice;
+  let webhooks: INestApplicationContext;
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { INestMicroservice } from '@nestjs/common';
+import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { startWebhooks } from '../../apps/webhooks/src/webhooks.app';
 import { startTestApi, TestApi } from '../support/api-harness';
@@ -13,7 +13,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 describe('webhook delivery to a refused address', () => {
   let api: TestApi;
-  let webhooks: INestMicroservice;
+  let webhooks: INestApplicationContext;
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {

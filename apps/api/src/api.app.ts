@@ -1,11 +1,11 @@
-import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApiKeysService } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
 import { configureHttp, httpServerOptions } from '@herald/http';
 import { RateLimiter } from '@herald/limits';
-import { installHttpMetrics, Logger, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
+import { installHttpMetrics, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
+import { startRoleHttp } from '@herald/runtime';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
@@ -23,31 +23,29 @@ export interface ApiApp {
 }
 
 /** Builds, starts and returns the API role. `API_PORT=0` picks a free port (tests). */
-export async function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Promise<ApiApp> {
+export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Promise<ApiApp> {
   const adapter = new FastifyAdapter({
     ...requestIdOptions,
     ...httpServerOptions,
     bodyLimit: config.API_BODY_LIMIT_BYTES,
     trustProxy: true,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forConfig(config, logging), adapter, {
-    bufferLogs: true,
-    bodyParser: false,
+  const module = (roleLogging: LoggingOptions) => ApiModule.forConfig(config, roleLogging);
+  return startRoleHttp('api', config, logging, { module, adapter, options: { bodyParser: false } }, async (app) => {
+    configureHttp(app);
+    installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
+    installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
+    serveOpenApi(app, config);
+    await app.listen({ port: config.API_PORT, host: config.API_HOST });
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address ? address.port : config.API_PORT;
+    const host = config.API_HOST === '0.0.0.0' || config.API_HOST === '::' ? '127.0.0.1' : config.API_HOST;
+    const close = async () => {
+      await app.getHttpAdapter().getInstance().close();
+      await app.close();
+    };
+    return { app, url: `http://${host}:${port}`, close };
   });
-  app.useLogger(app.get(Logger));
-  configureHttp(app);
-  installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
-  installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
-  serveOpenApi(app, config);
-  await app.listen({ port: config.API_PORT, host: config.API_HOST });
-  const address = app.getHttpServer().address();
-  const port = typeof address === 'object' && address ? address.port : config.API_PORT;
-  const host = config.API_HOST === '0.0.0.0' || config.API_HOST === '::' ? '127.0.0.1' : config.API_HOST;
-  const close = async () => {
-    await app.getHttpAdapter().getInstance().close();
-    await app.close();
-  };
-  return { app, url: `http://${host}:${port}`, close };
 }
 
 function serveOpenApi(app: NestFastifyApplication, config: HeraldConfig): void {

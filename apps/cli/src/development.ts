@@ -1,13 +1,7 @@
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { AccountsModule, ApiKeysService, TeamsService } from '@herald/accounts';
-import { BusModule } from '@herald/bus';
-import { ConfigModule, HeraldConfig } from '@herald/config';
-import { DatabaseModule } from '@herald/database';
-import { DomainsModule, DomainsRepository, DomainsService } from '@herald/domains';
-
-@Module({ imports: [DatabaseModule, BusModule, AccountsModule, DomainsModule] })
-class DevelopmentModule {}
+import { INestApplicationContext } from '@nestjs/common';
+import { ApiKeysService, TeamsService } from '@herald/accounts';
+import { HeraldConfig } from '@herald/config';
+import { DomainsRepository, DomainsService } from '@herald/domains';
 
 export interface DevelopmentSetup {
   teamId: string;
@@ -20,34 +14,26 @@ export interface DevelopmentSetup {
  * fresh full-access key, and a sending domain under Herald's own MAIL_DOMAIN
  * (`dev.<MAIL_DOMAIN>`), marked verified without a DNS check because no public DNS points at a
  * laptop. It is the local counterpart of Resend's onboarding domain; config refuses
- * DEV_BOOTSTRAP in production, so no deployed Herald has such a domain.
+ * DEV_BOOTSTRAP in production, so no deployed Herald has such a domain. `app` is the API role's.
  */
-export async function developmentSetup(config: HeraldConfig): Promise<DevelopmentSetup> {
-  const app = await NestFactory.createApplicationContext(
-    { module: DevelopmentModule, imports: [ConfigModule.forRoot(config)] },
-    { logger: false },
-  );
-  try {
-    const teams = app.get(TeamsService);
-    const repository = app.get(DomainsRepository);
-    const team = (await teams.findByName('Development')) ?? (await teams.create({ name: 'Development' }));
-    const name = `dev.${config.MAIL_DOMAIN}`;
-    const existing = await repository.findByName(team.id, name);
-    const id = existing?.id ?? (await app.get(DomainsService).create({ teamId: team.id, homeRegion: team.homeRegion }, { name })).id;
-    const domain = (await repository.getById(id))!;
-    if (domain.status !== 'verified') {
-      await repository.saveVerification(id, {
-        status: 'verified',
-        records: domain.records.map((r) => ({ ...r, status: 'verified' as const })),
-        dmarc: null,
-        dkimStatuses: {},
-        verifiedAt: new Date(),
-        nextCheckAt: null,
-      });
-    }
-    const { token } = await app.get(ApiKeysService).create(team.id, { name: `Development key ${new Date().toISOString()}` });
-    return { teamId: team.id, token, from: `hello@${name}` };
-  } finally {
-    await app.close();
+export async function developmentSetup(config: HeraldConfig, app: INestApplicationContext): Promise<DevelopmentSetup> {
+  const teams = app.get(TeamsService);
+  const repository = app.get(DomainsRepository);
+  const team = (await teams.findByName('Development')) ?? (await teams.create({ name: 'Development' }));
+  const name = `dev.${config.MAIL_DOMAIN}`;
+  const existing = await repository.findByName(team.id, name);
+  const id = existing?.id ?? (await app.get(DomainsService).create({ teamId: team.id, homeRegion: team.homeRegion }, { name })).id;
+  const domain = (await repository.getById(id))!;
+  if (domain.status !== 'verified') {
+    await repository.saveVerification(id, {
+      status: 'verified',
+      records: domain.records.map((r) => ({ ...r, status: 'verified' as const })),
+      dmarc: null,
+      dkimStatuses: {},
+      verifiedAt: new Date(),
+      nextCheckAt: null,
+    });
   }
+  const { token } = await app.get(ApiKeysService).create(team.id, { name: `Development key ${new Date().toISOString()}` });
+  return { teamId: team.id, token, from: `hello@${name}` };
 }

@@ -44,7 +44,9 @@ async function runAll(config: HeraldConfig): Promise<void> {
   const applied = await runMigrations(config);
   const started = await startAll(config);
   const api = started.find((s) => s.role === 'api')!;
-  const credentials = config.DEV_BOOTSTRAP ? await developmentSetup(config) : null;
+  // On the API's own application: a second one in this process would be one more pool, and its
+  // logger options would apply to every role's lines.
+  const credentials = config.DEV_BOOTSTRAP ? await api.run(() => developmentSetup(config, api.app)) : null;
   print({
     object: 'herald',
     region: config.HERALD_REGION,

@@ -1,6 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { HeraldConfig } from '@herald/config';
-import { OpsServer } from '@herald/observability';
+import { OpsServer, roleLogs } from '@herald/observability';
 import { startApi } from '../../api/src/api.app';
 import { startSmtp } from '../../smtp/src/smtp.app';
 import { startWebhooks } from '../../webhooks/src/webhooks.app';
@@ -11,29 +11,39 @@ export type RoleName = (typeof ROLES)[number];
 
 export interface Started {
   role: RoleName;
+  app: INestApplicationContext;
+  /** Drains and stops the role; its shutdown lines are written as the role's. */
   close(): Promise<void>;
   /** Where the role can be reached (API base URL, or its ops port). */
   address: string;
+  /** Runs `work` as the role: its log lines carry the role. */
+  run<T>(work: () => Promise<T>): Promise<T>;
 }
 
-/** Starts one role; each is its own Nest application with its own connections. */
+/** Starts one role; each is its own Nest application with its own connections and logs. */
 export async function startRole(role: RoleName, config: HeraldConfig): Promise<Started> {
+  const logs = roleLogs(role, config);
+  const logging = { logger: logs.logger };
+  const started = (app: INestApplicationContext, close: () => Promise<void>, address: string): Started => ({
+    role,
+    app,
+    close: () => logs.run(close),
+    address,
+    run: (work) => logs.run(work),
+  });
+  const context = (app: INestApplicationContext) => started(app, () => app.close(), `ops http://127.0.0.1:${app.get(OpsServer).port()}`);
   switch (role) {
     case 'api': {
-      const { url, close } = await startApi(config);
-      return { role, close, address: url };
+      const { app, url, close } = await startApi(config, logging);
+      return started(app, close, url);
     }
     case 'smtp':
-      return context(role, await startSmtp(config));
+      return context(await startSmtp(config, logging));
     case 'worker':
-      return context(role, await startWorker(config));
+      return context(await startWorker(config, logging));
     case 'webhooks':
-      return context(role, await startWebhooks(config));
+      return context(await startWebhooks(config, logging));
   }
-}
-
-function context(role: RoleName, app: INestApplicationContext): Started {
-  return { role, close: () => app.close(), address: `ops http://127.0.0.1:${app.get(OpsServer).port()}` };
 }
 
 /**

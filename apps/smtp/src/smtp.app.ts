@@ -1,13 +1,10 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { HeraldConfig } from '@herald/config';
-import { Logger, LoggingOptions } from '@herald/observability';
+import { LoggingOptions } from '@herald/observability';
+import { startRoleContext } from '@herald/runtime';
 import { SmtpModule } from './smtp.module';
 
-/** Starts the smtp role as an application context (no HTTP besides its ops port). */
-export async function startSmtp(config: HeraldConfig, logging: LoggingOptions = {}): Promise<INestApplicationContext> {
-  const app = await NestFactory.createApplicationContext(SmtpModule.forConfig(config, logging), { bufferLogs: true });
-  app.useLogger(app.get(Logger));
-  await app.init();
-  return app;
+/** Starts the smtp role: an application context whose relay and bounce MX listen at bootstrap. */
+export function startSmtp(config: HeraldConfig, logging: LoggingOptions = {}): Promise<INestApplicationContext> {
+  return startRoleContext('smtp', config, logging, (roleLogging) => SmtpModule.forConfig(config, roleLogging));
 }

@@ -1,10 +1,6 @@
-import { Controller, UseFilters } from '@nestjs/common';
-import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { JetStreamContext, JetStreamExceptionFilter, parsePayload, sendCommandSchema } from '@herald/bus';
+import { Injectable } from '@nestjs/common';
+import { JetStreamContext, JetStreamHandler, parsePayload, sendCommandSchema } from '@herald/bus';
 import { DeliveryService } from '@herald/delivery';
-
-/** The `@EventPattern` the send consumer delivers to. */
-export const SEND_PATTERN = 'send-email';
 
 /**
  * One send command → the sender pipeline. The command is acked as soon as the email's
@@ -13,13 +9,11 @@ export const SEND_PATTERN = 'send-email';
  * mid-send holds no slot of the consumer. Before the claim, an invalid command is terminated and
  * a failure is redelivered.
  */
-@Controller()
-@UseFilters(JetStreamExceptionFilter)
-export class SendHandler {
+@Injectable()
+export class SendHandler implements JetStreamHandler {
   constructor(private readonly delivery: DeliveryService) {}
 
-  @EventPattern(SEND_PATTERN)
-  async handle(@Payload() payload: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+  async handle(payload: unknown, ctx: JetStreamContext): Promise<void> {
     await this.delivery.handle(parsePayload(sendCommandSchema, payload, 'send command'), () => ctx.ack());
   }
 }

@@ -11,4 +11,5 @@ export { JetStreamExceptionFilter } from './jetstream-exception.filter';
 export type { RetryPolicy, Settlement } from './jetstream.settlement';
 export { settlementForError } from './jetstream.settlement';
 export * from './jetstream.server';
+export * from './jetstream.consumers';
 export * from './bus.module';

@@ -37,9 +37,10 @@ interface Subscription {
  * as `@Ctx()`; the outcome is settled by `settle()` per jetstream.settlement.ts: resolved → ack;
  * payload not JSON or a HeraldError that no retry can fix → term; anything else → nak with backoff.
  *
- * Register JetStreamExceptionFilter on the microservice, or Nest hides handler errors.
- * With a shared NatsService, call `app.init()` before `startAllMicroservices()`: the streams
- * are made by StreamsService at init.
+ * The roles run it through JetStreamConsumers (jetstream.consumers.ts), in an application
+ * context. As a Nest microservice strategy, register JetStreamExceptionFilter on the
+ * microservice, or Nest hides handler errors; with a shared NatsService, call `app.init()`
+ * before `startAllMicroservices()`: the streams are made by StreamsService at init.
  */
 export class JetStreamServer extends Server<JetStreamServerEvents, JetStreamStatus> implements CustomTransportStrategy {
   protected override readonly logger = new Logger(JetStreamServer.name);

@@ -71,8 +71,8 @@ export class NatsService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Registers work to finish before the connection drains. Consumers sharing this connection
-   * (a JetStreamServer in a hybrid app) use it: Nest destroys providers before it closes
-   * microservices, and a handler still running then could no longer ack its message.
+   * (a role's JetStreamConsumers) use it: NatsService drains in the first shutdown phase, and a
+   * handler still running after that could no longer ack its message.
    */
   beforeDrain(hook: BeforeDrainHook): void {
     this.beforeDrainHooks.push(hook);

@@ -1,3 +1,4 @@
 export * from './config.schema';
 export * from './load-config';
 export * from './config.module';
+export * from './config-slice';

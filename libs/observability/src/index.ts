@@ -2,6 +2,8 @@ export { Logger, PinoLogger, InjectPinoLogger } from 'nestjs-pino';
 export { ObservabilityModule } from './observability.module';
 export { LoggingModule } from './logging.module';
 export type { LoggingOptions } from './logging.module';
+export { roleLogs } from './role-logs';
+export type { RoleLogs } from './role-logs';
 export { REQUEST_ID_HEADER, requestIdOptions } from './logging.options';
 export { MetricsModule } from './metrics.module';
 export { METRICS_REGISTRY } from './metrics.registry';

@@ -1,12 +1,14 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule, Params } from 'nestjs-pino';
-import type { DestinationStream } from 'pino';
+import type { DestinationStream, Logger as PinoInstance } from 'pino';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { createRoleLogger, httpLoggingOptions } from './logging.options';
 
 export interface LoggingOptions {
   /** Where the JSON lines go instead of stdout; tests pass a stream they can read back. */
   destination?: DestinationStream;
+  /** The role's root logger, when its boot made it already (see role-logs.ts); `destination` is then unused. */
+  logger?: PinoInstance;
 }
 
 /**
@@ -15,9 +17,10 @@ export interface LoggingOptions {
  * role's own log lines. Wire it with `app.useLogger(app.get(Logger))`.
  *
  * nestjs-pino keeps its out-of-request logger in a module-level variable, set by the first
- * application built in the process: a second application in the same process (`herald all`, a
- * spec file with two apps) writes its non-request lines with the first one's role, level and
- * destination. Request lines always use their own application's logger.
+ * application built in the process: a role booted by `startRoleContext`/`startRoleHttp`
+ * (@herald/runtime) runs under its own logger instead (role-logs.ts), so with several roles in a
+ * process each line carries the role that wrote it. Request lines always use their own
+ * application's logger.
  */
 const QUIET_LEVELS = new Set(['warn', 'error', 'fatal', 'silent']);
 
@@ -30,7 +33,7 @@ export class LoggingModule {
         LoggerModule.forRootAsync({
           inject: [CONFIG],
           useFactory: (config: HeraldConfig): Params => ({
-            pinoHttp: httpLoggingOptions(createRoleLogger(role, config, options.destination)),
+            pinoHttp: httpLoggingOptions(options.logger ?? createRoleLogger(role, config, options.destination)),
             // Request lines are written at info. Above that level the per-request middleware
             // would log nothing yet cost ~90 µs a request (a fifth of the send path's CPU, measured
             // by test/bench/api-bench.ts), so it is not installed at all.

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { fastify, FastifyInstance } from 'fastify';
 import { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HealthRegistry, LIVENESS_BODY } from './health.registry';
+import { OPS_CONFIG, OpsConfig } from './ops.config';
 import { METRICS_REGISTRY } from './metrics.registry';
 
 /**
@@ -17,7 +17,7 @@ export class OpsServer implements OnApplicationBootstrap, OnApplicationShutdown 
   private server?: FastifyInstance;
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(OPS_CONFIG.token) private readonly config: OpsConfig,
     private readonly health: HealthRegistry,
     @Inject(METRICS_REGISTRY) private readonly registry: Registry,
   ) {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createClient, RedisClientType } from 'redis';
-import { CONFIG, HeraldConfig } from '@herald/config';
+import { REDIS_CONFIG, RedisConfig } from './redis.config';
 import { isUnreachable, RedisUnavailableError } from './redis-unavailable.error';
 
 /** How often an unavailable Redis is probed (one PING at a time) to notice it is back. */
@@ -33,7 +33,7 @@ export class RedisService implements OnModuleInit, OnModuleDestroy {
   /** The probe PING still on the wire: no second one is written behind it (see SOCKET_IDLE_MS). */
   private probePing: Promise<unknown> | null = null;
 
-  constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {
+  constructor(@Inject(REDIS_CONFIG.token) private readonly config: RedisConfig) {
     this.timeoutMs = config.REDIS_COMMAND_TIMEOUT_MS;
     this.client = createClient({
       url: config.REDIS_URL,

@@ -1,1 +1,3 @@
 export * from './runtime.module';
+export * from './roles';
+export * from './role.boot';

@@ -4,22 +4,43 @@ import { NatsService } from '@herald/bus';
 import { HealthRegistry } from '@herald/observability';
 import { RedisService } from '@herald/redis';
 
-/** A role is ready when it can reach Postgres and NATS; without Redis it is ready but degraded. */
+/** Not ready without Postgres: nothing a role does works without it. */
 @Injectable()
-export class ReadinessChecks implements OnModuleInit {
+export class PostgresReadiness implements OnModuleInit {
   constructor(
     private readonly health: HealthRegistry,
     private readonly db: DataSource,
-    private readonly redis: RedisService,
-    private readonly nats: NatsService,
   ) {}
 
   onModuleInit(): void {
     this.health.register('postgres', async () => {
       await this.db.query('SELECT 1');
     });
-    // Every Redis use has a fallback (README "When Redis is unreachable"): degraded, still ready.
+  }
+}
+
+/** Every Redis use has a fallback (README "When Redis is unreachable"): degraded, still ready. */
+@Injectable()
+export class RedisReadiness implements OnModuleInit {
+  constructor(
+    private readonly health: HealthRegistry,
+    private readonly redis: RedisService,
+  ) {}
+
+  onModuleInit(): void {
     this.health.register('redis', () => this.redis.ping(), { critical: false });
+  }
+}
+
+/** Not ready without NATS: sends, events and consumers all go through it. */
+@Injectable()
+export class NatsReadiness implements OnModuleInit {
+  constructor(
+    private readonly health: HealthRegistry,
+    private readonly nats: NatsService,
+  ) {}
+
+  onModuleInit(): void {
     this.health.register('nats', async () => this.nats.isReady());
   }
 }

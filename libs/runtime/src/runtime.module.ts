@@ -1,30 +1,31 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Provider, Type } from '@nestjs/common';
 import { BusModule } from '@herald/bus';
 import { ConfigModule, HeraldConfig } from '@herald/config';
 import { DatabaseModule } from '@herald/database';
 import { LoggingOptions, ObservabilityModule } from '@herald/observability';
 import { RedisModule } from '@herald/redis';
-import { ReadinessChecks } from './readiness.checks';
+import { NatsReadiness, PostgresReadiness, RedisReadiness } from './readiness.checks';
+import { Dependency, Role, ROLE_NEEDS } from './roles';
 
-export type Role = 'api' | 'smtp' | 'worker' | 'webhooks';
+const CONNECTIONS: Record<Dependency, { module: Type; readiness: Provider }> = {
+  postgres: { module: DatabaseModule, readiness: PostgresReadiness },
+  redis: { module: RedisModule, readiness: RedisReadiness },
+  nats: { module: BusModule, readiness: NatsReadiness },
+};
 
 /**
- * What every role runs on: its validated config, JSON logs, metrics and health, Postgres,
- * Redis and NATS, with readiness checks for the three.
+ * What a role runs on: its validated config, JSON logs, metrics and health, and the connections
+ * it declares in ROLE_NEEDS, each with its readiness check; no others. A role that reaches for a
+ * connection it did not declare fails at boot (Nest cannot resolve the provider).
  */
 @Module({})
 export class RuntimeModule {
   static forRole(role: Role, config: HeraldConfig, logging: LoggingOptions = {}): DynamicModule {
+    const needs = ROLE_NEEDS[role].map((dependency) => CONNECTIONS[dependency]);
     return {
       module: RuntimeModule,
-      imports: [
-        ConfigModule.forRoot(config),
-        ObservabilityModule.forRole(role, logging),
-        DatabaseModule,
-        RedisModule,
-        BusModule,
-      ],
-      providers: [ReadinessChecks],
+      imports: [ConfigModule.forRoot(config), ObservabilityModule.forRole(role, logging), ...needs.map((n) => n.module)],
+      providers: needs.map((n) => n.readiness),
     };
   }
 }
