@@ -135,11 +135,13 @@ describe('herald all: SIGKILL at random moments, 20 times', () => {
 
     let loading = true;
     const inFlight = new Set<Promise<void>>();
+    const track = (sent: Promise<void>) => {
+      inFlight.add(sent);
+      void sent.finally(() => inFlight.delete(sent));
+    };
     const load = (async () => {
       while (loading) {
-        const p = send();
-        inFlight.add(p);
-        void p.finally(() => inFlight.delete(p));
+        track(send());
         await sleep(1000 / RATE);
       }
     })();
@@ -150,11 +152,7 @@ describe('herald all: SIGKILL at random moments, 20 times', () => {
       await sleep(randomInt(RUN_MS[0], RUN_MS[1]));
       // Every other kill lands 40 ms after a burst of 20 sends: requests between commit and publish.
       if (k % 2 === 1) {
-        for (let i = 0; i < 20; i++) {
-          const p = send();
-          inFlight.add(p);
-          void p.finally(() => inFlight.delete(p));
-        }
+        for (let i = 0; i < 20; i++) track(send());
         await sleep(40);
       }
       const at = Date.now();
