@@ -1,5 +1,7 @@
 import { HeraldError } from '@herald/core';
-import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, nestsDeeperThan, nulPath, parseJsonBody } from './json-body.parser';
+import { jsonShapeExceeds, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, nulPath, parseJsonBody } from './json-body.parser';
+
+const nestsDeeperThan = (text: string, limit: number) => jsonShapeExceeds(text, limit) === 'depth';
 
 const arrays = (depth: number, inner = '"\\u0000"') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
 const objects = (depth: number, inner = '"\\u0000"') => `${'{"a":'.repeat(depth)}${inner}${'}'.repeat(depth)}`;

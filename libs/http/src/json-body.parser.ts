@@ -76,9 +76,6 @@ export function jsonShapeExceeds(text: string, depthLimit: number, countLimit = 
   return null;
 }
 
-/** Whether arrays and objects nest more than `limit` deep in JSON text (see jsonShapeExceeds). */
-export const nestsDeeperThan = (text: string, limit: number): boolean => jsonShapeExceeds(text, limit) === 'depth';
-
 /** The index after the quote that closes the string starting at `from` (text.length if none does). */
 function afterString(text: string, from: number): number {
   for (let quote = text.indexOf('"', from); quote !== -1; quote = text.indexOf('"', quote + 1)) {

@@ -42,17 +42,23 @@ export type EmailSummary = Omit<EmailRecord, 'html' | 'text' | 'tags' | 'headers
 /** An attachment as the send path accepted it. */
 export interface NewAttachment {
   filename: string | null;
+  /** Null only for a remote (`path`) attachment without a hint: the fetch response decides. */
   contentType: string | null;
   contentId: string | null;
   path: string | null;
   content: Buffer | null;
+  /** Decoded bytes; 0 for a remote attachment, whose size is known only once fetched. */
   size: number;
 }
 
 /** What the store needs of an accepted email (the accepting context's NormalizedEmail is one). */
 export interface EmailContent {
+  /** As sent (trimmed), e.g. `Acme <hi@acme.com>`. */
   from: string;
-  /** Lowercased ASCII form of the sender's domain: the default Message-ID's right-hand side. */
+  /**
+   * Lowercased ASCII (punycode) form of the sender's domain, so it matches the verified domain
+   * however it was typed; the default Message-ID's right-hand side.
+   */
   fromDomain: string;
   to: string[];
   cc: string[];
@@ -65,6 +71,7 @@ export interface EmailContent {
   attachments: NewAttachment[];
   tags: { name: string; value: string }[] | null;
   scheduledAt: Date | null;
+  /** Bare addresses, each once (case-insensitive, first kind wins): quota counts people, not lines. */
   recipients: { kind: 'to' | 'cc' | 'bcc'; address: string }[];
 }
 

@@ -1,4 +1,5 @@
 import { HeraldError } from '@herald/core';
+import type { EmailContent, NewAttachment } from '@herald/messages';
 
 /** Per-deployment limits, from the config schema (MAX_RECIPIENTS, MAX_EMAIL_BYTES, ...). */
 export interface SendLimits {
@@ -8,37 +9,12 @@ export interface SendLimits {
   maxScheduleDays: number;
 }
 
-export interface NormalizedAttachment {
-  filename: string | null;
-  /** Null only for a remote (`path`) attachment without a hint: the fetch response decides. */
-  contentType: string | null;
-  contentId: string | null;
-  path: string | null;
-  content: Buffer | null;
-  /** Decoded bytes; 0 for a remote attachment, whose size is known only once fetched. */
-  size: number;
-}
+export type NormalizedAttachment = NewAttachment;
 
-export interface NormalizedEmail {
-  /** As sent (trimmed), e.g. `Acme <hi@acme.com>`. */
-  from: string;
+/** A send request as validated: what the email store keeps, and what the send path checks besides. */
+export interface NormalizedEmail extends EmailContent {
   /** Bare address, e.g. `hi@acme.com`. */
   fromAddress: string;
-  /** Lowercased ASCII (punycode) form, so it matches the verified domain however it was typed. */
-  fromDomain: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo: string[];
-  subject: string;
-  html: string | null;
-  text: string | null;
-  headers: Record<string, string> | null;
-  attachments: NormalizedAttachment[];
-  tags: { name: string; value: string }[] | null;
-  scheduledAt: Date | null;
-  /** Bare addresses, each once (case-insensitive, first kind wins): quota counts people, not lines. */
-  recipients: { kind: 'to' | 'cc' | 'bcc'; address: string }[];
   /** Subject, bodies, custom headers and base64-encoded attachments, in bytes. */
   sizeBytes: number;
 }
