@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ACCOUNTS_CONFIG } from './accounts.config';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
@@ -13,7 +14,7 @@ import { TeamsService } from './teams.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([Team, ApiKey])],
-  providers: [TeamsRepository, ApiKeysRepository, TeamsService, ApiKeysService],
+  providers: [ACCOUNTS_CONFIG.provider, TeamsRepository, ApiKeysRepository, TeamsService, ApiKeysService],
   exports: [TeamsService, ApiKeysService],
 })
 export class AccountsModule {}

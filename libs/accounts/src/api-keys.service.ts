@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, newId, restTimestamp } from '@herald/core';
 import { isPlanId } from '@herald/limits';
 import { parseOrThrow } from '@herald/http';
 import { requiredName, requireUuidParam } from './account-input.validation';
+import { ACCOUNTS_CONFIG, type AccountsConfig } from './accounts.config';
 import { createApiKeyBody, MAX_KEY_NAME } from './api-key-input.validation';
 import { ApiKeyCache } from './api-key.cache';
 import { generateApiKey, parseApiKey, verifySecret } from './api-key-format';
@@ -51,7 +51,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
   private readonly pendingTouches = new Set<Promise<void>>();
 
   constructor(
-    @Inject(CONFIG) config: HeraldConfig,
+    @Inject(ACCOUNTS_CONFIG.token) config: AccountsConfig,
     private readonly keys: ApiKeysRepository,
   ) {
     this.cache = new ApiKeyCache(config.API_KEY_CACHE_SECONDS * 1000);

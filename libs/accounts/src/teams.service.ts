@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isUuid, newId } from '@herald/core';
 import { isPlanId, PLAN_IDS, PlanId } from '@herald/limits';
 import { requiredName } from './account-input.validation';
+import { ACCOUNTS_CONFIG, type AccountsConfig } from './accounts.config';
 import { Team } from './team.entity';
 import { TeamsRepository } from './teams.repository';
 
@@ -24,7 +24,7 @@ const MAX_RATE_LIMIT = 2_147_483_647;
 @Injectable()
 export class TeamsService {
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(ACCOUNTS_CONFIG.token) private readonly config: AccountsConfig,
     private readonly teams: TeamsRepository,
   ) {}
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { dataSourceOptions } from './data-source';
+import { PostgresHealth } from './postgres.health';
 
 /** The Postgres connection of a role. Contexts register their entities with forFeature. */
 @Module({
@@ -11,5 +12,7 @@ import { dataSourceOptions } from './data-source';
       useFactory: (config: HeraldConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true }),
     }),
   ],
+  providers: [PostgresHealth],
+  exports: [PostgresHealth],
 })
 export class DatabaseModule {}

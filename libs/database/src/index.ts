@@ -1,3 +1,5 @@
 export * from './data-source';
 export * from './database.module';
 export * from './keyset-page';
+export * from './postgres.health';
+export * from './transaction';

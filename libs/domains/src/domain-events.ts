@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
 import type { HeraldEvent } from '@herald/bus';
+import type { Transaction } from '@herald/database';
 import { ResourceEventOutbox } from '@herald/outbox';
 import { isoTimestamp, newId } from '@herald/core';
 import { domainEventData } from './domain.presenter';
 import type { Domain } from './domain.types';
+import { DomainsRepository } from './domains.repository';
 
 export type DomainEventType = 'domain.created' | 'domain.updated' | 'domain.deleted';
 
@@ -33,7 +34,7 @@ export interface DomainChange<T> {
 @Injectable()
 export class DomainEvents {
   constructor(
-    private readonly db: DataSource,
+    private readonly domains: DomainsRepository,
     private readonly outbox: ResourceEventOutbox,
   ) {}
 
@@ -41,19 +42,19 @@ export class DomainEvents {
    * Runs `change` in a transaction that also records the event of the domain it announces, and
    * publishes that event after the commit. A failure to record rolls the change back.
    */
-  async change<T>(type: DomainEventType, change: (m: EntityManager) => Promise<DomainChange<T>>): Promise<T> {
-    const { result, recorded } = await this.db.transaction(async (m) => {
-      const { result, announce } = await change(m);
-      return { result, recorded: announce ? await this.record(m, type, announce) : null };
+  async change<T>(type: DomainEventType, change: (tx: Transaction) => Promise<DomainChange<T>>): Promise<T> {
+    const { result, recorded } = await this.domains.transaction(async (tx) => {
+      const { result, announce } = await change(tx);
+      return { result, recorded: announce ? await this.record(tx, type, announce) : null };
     });
     await this.publish(recorded);
     return result;
   }
 
-  /** Records the event in `m`, the transaction of the change: both commit, or neither. */
-  async record(m: EntityManager, type: DomainEventType, domain: Domain): Promise<RecordedDomainEvent> {
+  /** Records the event in `tx`, the transaction of the change: both commit, or neither. */
+  async record(tx: Transaction, type: DomainEventType, domain: Domain): Promise<RecordedDomainEvent> {
     const event = domainEvent(type, domain);
-    await this.outbox.record(m, domain.region, [event]);
+    await this.outbox.record(tx, domain.region, [event]);
     return { region: domain.region, event };
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '@herald/database';
 import { DKIM_RETIREMENT_GRACE_MS } from './dkim-rotation';
 import { DomainEvents } from './domain-events';
 import type { Domain } from './domain.types';
@@ -19,8 +19,8 @@ export class DomainVerificationListener implements DomainStatusListener {
     private readonly events: DomainEvents,
   ) {}
 
-  async statusChanged(domain: Domain, m: EntityManager): Promise<AfterCommit> {
-    const recorded = await this.events.record(m, 'domain.updated', domain);
+  async statusChanged(domain: Domain, tx: Transaction): Promise<AfterCommit> {
+    const recorded = await this.events.record(tx, 'domain.updated', domain);
     return () => this.events.publish(recorded);
   }
 

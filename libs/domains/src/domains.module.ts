@@ -3,6 +3,7 @@ import { ResourceEventsModule } from '@herald/outbox';
 import { SendingDomains } from './sending-domains.service';
 import { DomainEvents } from './domain-events';
 import { DomainVerificationListener } from './domain-verification.listener';
+import { DOMAINS_CONFIG } from './domains.config';
 import { DomainsRepository } from './domains.repository';
 import { DomainsService } from './domains.service';
 
@@ -14,7 +15,7 @@ import { DomainsService } from './domains.service';
  */
 @Module({
   imports: [ResourceEventsModule],
-  providers: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains],
+  providers: [DOMAINS_CONFIG.provider, DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains],
   exports: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains],
 })
 export class DomainsModule {}

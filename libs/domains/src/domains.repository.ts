@@ -1,41 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { affectedRows, keysetPage } from '@herald/database';
-import { DkimKey, DkimKeyState, DmarcReport, Domain, DomainRecord, DomainStatus, DomainTls, RecordStatus } from './domain.types';
-
-interface DomainRow {
-  id: string;
-  team_id: string;
-  name: string;
-  region: string;
-  status: DomainStatus;
-  custom_return_path: string;
-  open_tracking: boolean;
-  click_tracking: boolean;
-  tracking_subdomain: string | null;
-  tls: DomainTls;
-  records: DomainRecord[];
-  dmarc: DmarcReport | null;
-  verification_started_at: Date | null;
-  verified_at: Date | null;
-  last_checked_at: Date | null;
-  next_check_at: Date | null;
-  created_at: Date;
-}
-
-interface DkimKeyRow {
-  id: string;
-  domain_id: string;
-  selector: string;
-  algorithm: DkimKey['algorithm'];
-  public_key: string;
-  private_key: Buffer;
-  state: DkimKeyState;
-  dns_status: RecordStatus;
-  created_at: Date;
-  activated_at: Date | null;
-  retired_at: Date | null;
-}
+import { DataSource } from 'typeorm';
+import { affectedRows, keysetPage, managerOf, withinTransaction, type Transaction } from '@herald/database';
+import { DkimKeyRow, DOMAIN_COLUMNS as COLUMNS, DomainRow, toDomain, toKey } from './domain.row';
+import { DkimKey, DkimKeyState, DmarcReport, Domain, DomainRecord, DomainStatus, RecordStatus } from './domain.types';
 
 export type NewDomain = Omit<Domain, 'status' | 'dmarc' | 'verificationStartedAt' | 'verifiedAt' | 'lastCheckedAt' | 'nextCheckAt' | 'createdAt'>;
 export type NewDkimKey = Omit<DkimKey, 'dnsStatus' | 'createdAt' | 'activatedAt' | 'retiredAt'>;
@@ -89,23 +56,26 @@ export function isDomainNameTaken(error: unknown): boolean {
   return pg.code === '23505' && pg.constraint === 'domains_name_key';
 }
 
-const COLUMNS = `id, team_id, name, region, status, custom_return_path, open_tracking, click_tracking, tracking_subdomain,
-  tls, records, dmarc, verification_started_at, verified_at, last_checked_at, next_check_at, created_at`;
-
 /**
  * Sending domains and their DKIM keys. Every tenant method takes the team first; the methods
- * for background verification (by id, due list) are named for what they serve.
+ * for background work (by id) are named for what they serve. The verifier's queue (due domains,
+ * leases, locks) is DomainChecksRepository's.
  */
 @Injectable()
 export class DomainsRepository {
   constructor(private readonly db: DataSource) {}
 
+  /** Runs `work` in a new transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
   /**
-   * Inserts a domain with its keys atomically (in `m`'s transaction when it has one). Throws a
-   * unique violation (isDomainNameTaken) if the name exists.
+   * Inserts a domain with its keys atomically (in `tx` when given). Throws a unique violation
+   * (isDomainNameTaken) if the name exists.
    */
-  async create(domain: NewDomain, keys: NewDkimKey[], m: EntityManager = this.db.manager): Promise<Domain> {
-    return inTransaction(m, async (m) => {
+  async create(domain: NewDomain, keys: NewDkimKey[], tx?: Transaction): Promise<Domain> {
+    return withinTransaction(this.db, tx, async (m) => {
       const [row]: DomainRow[] = await m.query(
         `INSERT INTO domains (id, team_id, name, region, custom_return_path, open_tracking, click_tracking,
            tracking_subdomain, tls, records)
@@ -128,16 +98,16 @@ export class DomainsRepository {
     });
   }
 
-  async insertKey(m: EntityManager, key: NewDkimKey): Promise<void> {
-    await m.query(
+  async insertKey(tx: Transaction, key: NewDkimKey): Promise<void> {
+    await managerOf(this.db, tx).query(
       `INSERT INTO dkim_keys (id, domain_id, selector, algorithm, public_key, private_key, state)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [key.id, key.domainId, key.selector, key.algorithm, key.publicKey, key.privateKeyEncrypted, key.state],
     );
   }
 
-  async get(teamId: string, id: string, m: EntityManager = this.db.manager): Promise<Domain | null> {
-    const rows: DomainRow[] = await m.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND id = $2`, [teamId, id]);
+  async get(teamId: string, id: string, tx?: Transaction): Promise<Domain | null> {
+    const rows: DomainRow[] = await managerOf(this.db, tx).query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND id = $2`, [teamId, id]);
     return rows.length ? toDomain(rows[0]) : null;
   }
 
@@ -199,9 +169,9 @@ export class DomainsRepository {
     return affectedRows(result) === 1;
   }
 
-  async delete(teamId: string, id: string, m: EntityManager = this.db.manager): Promise<Domain | null> {
+  async delete(teamId: string, id: string, tx?: Transaction): Promise<Domain | null> {
     // TypeORM answers a DELETE (and an UPDATE) with [rows, count], RETURNING or not.
-    const [rows]: [DomainRow[], number] = await m.query(`DELETE FROM domains WHERE team_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
+    const [rows]: [DomainRow[], number] = await managerOf(this.db, tx).query(`DELETE FROM domains WHERE team_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
       teamId,
       id,
     ]);
@@ -209,8 +179,8 @@ export class DomainsRepository {
   }
 
   /** Marks a verification requested (POST /domains/:id/verify): checked at the next pass. */
-  async requestVerification(teamId: string, id: string, at: Date, m: EntityManager = this.db.manager): Promise<boolean> {
-    const result = await m.query(
+  async requestVerification(teamId: string, id: string, at: Date, tx?: Transaction): Promise<boolean> {
+    const result = await managerOf(this.db, tx).query(
       `UPDATE domains SET next_check_at = $3,
          verification_started_at = coalesce(verification_started_at, $3),
          status = CASE WHEN status = 'not_started' THEN 'pending' ELSE status END
@@ -220,16 +190,9 @@ export class DomainsRepository {
     return affectedRows(result) === 1;
   }
 
-  /** Domains whose check is due, locked so that concurrent verifiers take different ones. */
-  async claimDue(m: EntityManager, now: Date, limit: number): Promise<Domain[]> {
-    const rows: DomainRow[] = await m.query(
-      `SELECT ${COLUMNS} FROM domains WHERE next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [now, limit],
-    );
-    return rows.map(toDomain);
-  }
-
-  async saveVerification(id: string, result: VerificationResult, m: EntityManager = this.db.manager): Promise<void> {
+  /** Writes what a check found (the verifier, in its lock on the domain; dev tools and tests mark domains verified). */
+  async saveVerification(id: string, result: VerificationResult, tx?: Transaction): Promise<void> {
+    const m = managerOf(this.db, tx);
     await m.query(
       `UPDATE domains SET status = $2, records = $3, dmarc = $4, verified_at = $5, next_check_at = $6, last_checked_at = now()
        WHERE id = $1`,
@@ -241,8 +204,8 @@ export class DomainsRepository {
   }
 
   /** Keys of a domain that are not retired, oldest first. */
-  async keys(domainId: string, m: EntityManager = this.db.manager): Promise<DkimKey[]> {
-    const rows: DkimKeyRow[] = await m.query(
+  async keys(domainId: string, tx?: Transaction): Promise<DkimKey[]> {
+    const rows: DkimKeyRow[] = await managerOf(this.db, tx).query(
       `SELECT * FROM dkim_keys WHERE domain_id = $1 AND state <> 'retired' ORDER BY created_at, id`,
       [domainId],
     );
@@ -262,16 +225,16 @@ export class DomainsRepository {
    * what to change (null: nothing; a throw rolls back); `records` then rebuilds the domain's
    * records from the domain and keys as they are after the change. `teamId` null is for
    * background work that has only the domain id (the verifier). Null when there is no such domain.
-   * Runs in `m`'s transaction when it has one (the lock then lasts until that one ends).
+   * Runs in `tx` when given (the lock then lasts until that one ends).
    */
   async modify(
     teamId: string | null,
     domainId: string,
     plan: (domain: Domain, keys: DkimKey[]) => DomainModification | null,
     records: (domain: Domain, keys: DkimKey[]) => DomainRecord[],
-    m: EntityManager = this.db.manager,
+    tx?: Transaction,
   ): Promise<ModifiedDomain | null> {
-    return inTransaction(m, async (m) => {
+    return withinTransaction(this.db, tx, async (m) => {
       const found: DomainRow[] = await m.query(
         `SELECT ${COLUMNS} FROM domains WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2::uuid) FOR UPDATE`,
         [domainId, teamId],
@@ -307,8 +270,8 @@ export class DomainsRepository {
     });
   }
 
-  async setKeyState(domainId: string, keyId: string, state: DkimKeyState, m: EntityManager = this.db.manager): Promise<void> {
-    await m.query(
+  async setKeyState(domainId: string, keyId: string, state: DkimKeyState, tx?: Transaction): Promise<void> {
+    await managerOf(this.db, tx).query(
       `UPDATE dkim_keys SET state = $3,
          activated_at = CASE WHEN $3 = 'active' THEN now() ELSE activated_at END,
          retired_at = CASE WHEN $3 = 'retired' THEN now() ELSE retired_at END
@@ -316,58 +279,4 @@ export class DomainsRepository {
       [domainId, keyId, state],
     );
   }
-
-  /** The domain locked until the transaction ends, for writing a verification result over what is there now. */
-  async lockById(m: EntityManager, id: string): Promise<Domain | null> {
-    const rows: DomainRow[] = await m.query(`SELECT ${COLUMNS} FROM domains WHERE id = $1 FOR UPDATE`, [id]);
-    return rows.length ? toDomain(rows[0]) : null;
-  }
-
-  /** Moves the next check of domains: a verifier's lease on the ones it claimed, or an immediate recheck. */
-  async setNextCheck(ids: string[], at: Date, m: EntityManager = this.db.manager): Promise<void> {
-    await m.query(`UPDATE domains SET next_check_at = $2 WHERE id = ANY($1::uuid[])`, [ids, at]);
-  }
-}
-
-/** Runs `work` in `m`'s transaction, or in a new one when `m` is not in one. */
-function inTransaction<T>(m: EntityManager, work: (m: EntityManager) => Promise<T>): Promise<T> {
-  return m.queryRunner?.isTransactionActive ? work(m) : m.transaction(work);
-}
-
-function toDomain(r: DomainRow): Domain {
-  return {
-    id: r.id,
-    teamId: r.team_id,
-    name: r.name,
-    region: r.region,
-    status: r.status,
-    customReturnPath: r.custom_return_path,
-    openTracking: r.open_tracking,
-    clickTracking: r.click_tracking,
-    trackingSubdomain: r.tracking_subdomain,
-    tls: r.tls,
-    records: r.records,
-    dmarc: r.dmarc,
-    verificationStartedAt: r.verification_started_at,
-    verifiedAt: r.verified_at,
-    lastCheckedAt: r.last_checked_at,
-    nextCheckAt: r.next_check_at,
-    createdAt: r.created_at,
-  };
-}
-
-function toKey(r: DkimKeyRow): DkimKey {
-  return {
-    id: r.id,
-    domainId: r.domain_id,
-    selector: r.selector,
-    algorithm: r.algorithm,
-    publicKey: r.public_key,
-    privateKeyEncrypted: r.private_key,
-    state: r.state,
-    dnsStatus: r.dns_status,
-    createdAt: r.created_at,
-    activatedAt: r.activated_at,
-    retiredAt: r.retired_at,
-  };
 }

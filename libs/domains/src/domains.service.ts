@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isUuid, newId } from '@herald/core';
 import { dkimEncryptionKey, decryptPrivateKey, encryptPrivateKey, generateDkimKey, newSelector } from './dkim-key.crypto';
 import { planActivation, planRetirement, rotatedAlgorithms, rotationInProgress } from './dkim-rotation';
 import { buildDnsRecords, carryVerification } from './dns-records.builder';
 import { DomainEvents } from './domain-events';
+import { DOMAINS_CONFIG, type DomainsConfig } from './domains.config';
 import { validateCreateDomain, validateUpdateDomain } from './domain-input.validation';
 import { presentCreatedDomain, presentDomain, presentDomainSummary } from './domain.presenter';
 import { validateDomainListQuery } from './domain-query.validation';
@@ -36,7 +36,7 @@ export class DomainsService {
   private readonly encryptionKey: Buffer;
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(DOMAINS_CONFIG.token) private readonly config: DomainsConfig,
     private readonly domains: DomainsRepository,
     private readonly events: DomainEvents,
   ) {
@@ -55,8 +55,8 @@ export class DomainsService {
     try {
       // The unique index on the name decides between concurrent creations.
       const records = buildDnsRecords(this.config, settings, keys);
-      const domain = await this.events.change('domain.created', async (m) => {
-        const created = await this.domains.create({ id, teamId: owner.teamId, name, ...settings, records }, keys, m);
+      const domain = await this.events.change('domain.created', async (tx) => {
+        const created = await this.domains.create({ id, teamId: owner.teamId, name, ...settings, records }, keys, tx);
         return { result: created, announce: created };
       });
       return presentCreatedDomain(domain);
@@ -85,8 +85,8 @@ export class DomainsService {
       const settings = validateUpdateDomain(body, domain);
       return Object.keys(settings).length ? { settings } : null;
     };
-    const result = await this.events.change('domain.updated', async (m) => {
-      const modified = await this.domains.modify(teamId, id, plan, this.rebuildRecords, m);
+    const result = await this.events.change('domain.updated', async (tx) => {
+      const modified = await this.domains.modify(teamId, id, plan, this.rebuildRecords, tx);
       return { result: modified, announce: modified?.changed ? modified.domain : null };
     });
     if (!result) throw notFound();
@@ -95,8 +95,8 @@ export class DomainsService {
 
   async remove(teamId: string, id: string) {
     assertId(id);
-    const deleted = await this.events.change('domain.deleted', async (m) => {
-      const found = await this.domains.delete(teamId, id, m);
+    const deleted = await this.events.change('domain.deleted', async (tx) => {
+      const found = await this.domains.delete(teamId, id, tx);
       return { result: found, announce: found };
     });
     if (!deleted) throw notFound();
@@ -106,9 +106,9 @@ export class DomainsService {
   /** Asks for a DNS check: the verifier takes it at its next pass. A domain never checked becomes `pending`. */
   async verify(teamId: string, id: string) {
     const before = await this.find(teamId, id);
-    await this.events.change('domain.updated', async (m) => {
-      if (!(await this.domains.requestVerification(teamId, id, new Date(), m))) throw notFound();
-      const after = before.status === 'not_started' ? await this.domains.get(teamId, id, m) : null;
+    await this.events.change('domain.updated', async (tx) => {
+      if (!(await this.domains.requestVerification(teamId, id, new Date(), tx))) throw notFound();
+      const after = before.status === 'not_started' ? await this.domains.get(teamId, id, tx) : null;
       return { result: null, announce: after && after.status !== before.status ? after : null };
     });
     return { object: 'domain' as const, id };
@@ -132,8 +132,8 @@ export class DomainsService {
       }
       return { insertKeys: fresh };
     };
-    const result = await this.events.change('domain.updated', async (m) => {
-      const modified = await this.domains.modify(teamId, id, plan, this.rebuildRecords, m);
+    const result = await this.events.change('domain.updated', async (tx) => {
+      const modified = await this.domains.modify(teamId, id, plan, this.rebuildRecords, tx);
       return { result: modified, announce: modified?.domain ?? null };
     });
     if (!result) throw notFound();
@@ -185,8 +185,8 @@ export class DomainsService {
       planned = plan(keys);
       return planned.length ? { keyStates: planned } : null;
     };
-    const result = await this.events.change('domain.updated', async (m) => {
-      const modified = await this.domains.modify(null, domainId, keyStates, this.rebuildRecords, m);
+    const result = await this.events.change('domain.updated', async (tx) => {
+      const modified = await this.domains.modify(null, domainId, keyStates, this.rebuildRecords, tx);
       return { result: modified, announce: announce && modified?.changed ? modified.domain : null };
     });
     return result?.changed ? planned : [];

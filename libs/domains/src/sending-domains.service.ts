@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError } from '@herald/core';
+import { DOMAINS_CONFIG, type DomainsConfig } from './domains.config';
 import { DomainsRepository } from './domains.repository';
 import { Domain } from './domain.types';
 
@@ -30,7 +30,7 @@ export class SendingDomains {
 
   constructor(
     private readonly domains: DomainsRepository,
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(DOMAINS_CONFIG.token) private readonly config: DomainsConfig,
   ) {}
 
   /** The domain `fromDomain` (lowercase, punycode) of the team, or a 403 naming it. */

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { HeraldError } from '@herald/core';
 import { RedisService } from '@herald/redis';
 import { eventually, IsolatedConfig, isolatedConfig, PrivateRedis, startPrivateRedis } from '@herald/testing';
-import { bootIdempotency, createTeam } from './idempotency.fixtures';
+import { bootIdempotency, createTeam } from '../../../test/support/idempotency-world';
 import { IdempotencyRecords } from './idempotency-records.repository';
 import { IdempotencyService } from './idempotency.service';
 import { Begin, IdempotencyScope, Lease } from './idempotency.types';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { IdempotencyRecords } from './idempotency-records.repository';
+import { IDEMPOTENCY_CONFIG, type IdempotencyConfig } from './idempotency.config';
 
 const PURGE_INTERVAL_MS = 15 * 60_000;
 
@@ -14,7 +14,7 @@ export class IdempotencyPurger implements OnApplicationBootstrap, OnModuleDestro
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(IDEMPOTENCY_CONFIG.token) private readonly config: IdempotencyConfig,
     private readonly records: IdempotencyRecords,
   ) {}
 

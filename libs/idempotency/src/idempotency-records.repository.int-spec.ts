@@ -1,7 +1,7 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { IsolatedConfig, isolatedConfig } from '@herald/testing';
-import { ageRecords, bootIdempotency, createTeam } from './idempotency.fixtures';
+import { ageRecords, bootIdempotency, createTeam } from '../../../test/support/idempotency-world';
 import { IdempotencyConflictError, IdempotencyRecords, isIdempotencyConflict } from './idempotency-records.repository';
 
 const ENDPOINT = 'POST /emails';

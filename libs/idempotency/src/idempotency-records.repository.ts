@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { CONFIG, HeraldConfig } from '@herald/config';
+import { DataSource } from 'typeorm';
+import { managerOf, type Transaction } from '@herald/database';
+import { IDEMPOTENCY_CONFIG, type IdempotencyConfig } from './idempotency.config';
 
 /** A committed response for a key: the durable copy behind the Redis registry. */
 export interface IdempotencyRecord {
@@ -60,7 +61,7 @@ export class IdempotencyRecords {
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(CONFIG) config: HeraldConfig,
+    @Inject(IDEMPOTENCY_CONFIG.token) config: IdempotencyConfig,
   ) {
     this.ttlSeconds = config.IDEMPOTENCY_TTL_SECONDS;
   }
@@ -77,7 +78,8 @@ export class IdempotencyRecords {
    * first rolled back. Unlike a plain INSERT, no statement fails inside the caller's
    * transaction; the thrown error is what rolls it back.
    */
-  async insert(manager: EntityManager, record: NewIdempotencyRecord): Promise<void> {
+  async insert(tx: Transaction, record: NewIdempotencyRecord): Promise<void> {
+    const manager = managerOf(this.dataSource, tx);
     if (!manager.queryRunner?.isTransactionActive) {
       // Outside a transaction the record could commit without the emails (or vice versa).
       throw new Error('IdempotencyRecords.insert must run inside the transaction that stores the emails');

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyRecords } from './idempotency-records.repository';
+import { IDEMPOTENCY_CONFIG } from './idempotency.config';
 import { IdempotencyService } from './idempotency.service';
 import { IdempotencyPurger } from './idempotency-purger.service';
 
@@ -8,11 +9,11 @@ import { IdempotencyPurger } from './idempotency-purger.service';
  * and DatabaseModule (which provides TypeORM's DataSource).
  */
 @Module({
-  providers: [IdempotencyRecords, IdempotencyService],
+  providers: [IDEMPOTENCY_CONFIG.provider, IdempotencyRecords, IdempotencyService],
   exports: [IdempotencyService, IdempotencyRecords],
 })
 export class IdempotencyModule {}
 
 /** The periodic purge of expired Postgres records, for the role that runs it (the API). */
-@Module({ imports: [IdempotencyModule], providers: [IdempotencyPurger] })
+@Module({ imports: [IdempotencyModule], providers: [IDEMPOTENCY_CONFIG.provider, IdempotencyPurger] })
 export class IdempotencyPurgerModule {}

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { HeraldError } from '@herald/core';
 import { RedisService } from '@herald/redis';
 import { IsolatedConfig, isolatedConfig, purgeRedisPrefix } from '@herald/testing';
-import { ageRecords, bootIdempotency, createTeam, registryKeys } from './idempotency.fixtures';
+import { ageRecords, bootIdempotency, createTeam, registryKeys } from '../../../test/support/idempotency-world';
 import { IdempotencyRecords, isIdempotencyConflict } from './idempotency-records.repository';
 import { IN_FLIGHT_TTL_MS, IdempotencyService } from './idempotency.service';
 import { Begin, IdempotencyScope, Lease } from './idempotency.types';

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError } from '@herald/core';
 import { isRedisUnavailable, RedisService, RedisUnavailableError } from '@herald/redis';
 import { IdempotencyRecord, IdempotencyRecords } from './idempotency-records.repository';
+import { IDEMPOTENCY_CONFIG, type IdempotencyConfig } from './idempotency.config';
 import { Begin, IdempotencyScope, Lease, Replay } from './idempotency.types';
 import { RegistryEntry, decodeEntry, encodeDone, encodeInFlight } from './registry-entry.codec';
 import { claimScript, releaseScript, swapScript } from './registry.scripts';
@@ -34,7 +34,7 @@ export class IdempotencyService {
   constructor(
     private readonly redis: RedisService,
     private readonly records: IdempotencyRecords,
-    @Inject(CONFIG) config: HeraldConfig,
+    @Inject(IDEMPOTENCY_CONFIG.token) config: IdempotencyConfig,
   ) {
     this.ttlMs = config.IDEMPOTENCY_TTL_SECONDS * 1000;
   }

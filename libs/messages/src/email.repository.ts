@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageRequest, affectedRows, keysetPage } from '@herald/database';
+import { PageRequest, Transaction, affectedRows, keysetPage } from '@herald/database';
 import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
 import type { EmailEventRecord } from './email-events';
 import { EmailEventsRepository } from './email-events.repository';
@@ -28,7 +28,7 @@ export class EmailRepository {
    * records to commit with them), in one transaction with their `email.scheduled` events.
    * Returns those events, to publish once committed.
    */
-  async insert(emails: NewEmail[], alongside?: (m: EntityManager) => Promise<unknown>): Promise<EmailEventRecord[]> {
+  async insert(emails: NewEmail[], alongside?: (tx: Transaction) => Promise<unknown>): Promise<EmailEventRecord[]> {
     if (!alongside && !emails.some((e) => e.email.scheduledAt)) {
       await this.insertEmails(emails, this.db.manager);
       return [];

@@ -6,7 +6,10 @@ import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
 import type { EmailEventRecord } from './email-events';
 import { EmailRepository } from './email.repository';
 
-/** A write to commit in the insert's transaction (the send path's idempotency record); `tx` is its entity manager. */
+/**
+ * A write to commit in the insert's transaction (the send path's idempotency record), through
+ * its own repository: `tx` is an opaque Transaction, which that repository reads.
+ */
 export type AlongsideWrite = Parameters<EmailRepository['insert']>[1];
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { NatsService } from '@herald/bus';
+import { PostgresHealth } from '@herald/database';
 import { HealthRegistry } from '@herald/observability';
 import { RedisService } from '@herald/redis';
 
@@ -9,13 +9,11 @@ import { RedisService } from '@herald/redis';
 export class PostgresReadiness implements OnModuleInit {
   constructor(
     private readonly health: HealthRegistry,
-    private readonly db: DataSource,
+    private readonly postgres: PostgresHealth,
   ) {}
 
   onModuleInit(): void {
-    this.health.register('postgres', async () => {
-      await this.db.query('SELECT 1');
-    });
+    this.health.register('postgres', () => this.postgres.ping());
   }
 }
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
 import type { HeraldEvent } from '@herald/bus';
+import type { Transaction } from '@herald/database';
 import { ResourceEventOutbox } from '@herald/outbox';
 import { isoTimestamp, newId } from '@herald/core';
 import { suppressionEventData } from './suppression.presenter';
@@ -38,7 +38,6 @@ export class SuppressionEvents {
   private readonly logger = new Logger(SuppressionEvents.name);
 
   constructor(
-    private readonly db: DataSource,
     private readonly outbox: ResourceEventOutbox,
     private readonly repository: SuppressionsRepository,
   ) {}
@@ -48,24 +47,24 @@ export class SuppressionEvents {
    * and publishes them after the commit. A failure to record rolls the change back. Publishing
    * never throws: the change stands, and a lost publish is left to the outbox's relay.
    */
-  async change<T>(scope: SuppressionScope, change: (m: EntityManager) => Promise<SuppressionChange<T>>): Promise<T> {
-    const { result, region, events } = await this.db.transaction(async (m) => {
-      const { result, announce } = await change(m);
-      return { result, ...(await this.record(m, scope, announce)) };
+  async change<T>(scope: SuppressionScope, change: (tx: Transaction) => Promise<SuppressionChange<T>>): Promise<T> {
+    const { result, region, events } = await this.repository.transaction(async (tx) => {
+      const { result, announce } = await change(tx);
+      return { result, ...(await this.record(tx, scope, announce)) };
     });
     if (region) await this.outbox.publish(region, events);
     return result;
   }
 
-  private async record(m: EntityManager, scope: SuppressionScope, entries: Suppression[]): Promise<{ region: string | null; events: HeraldEvent[] }> {
+  private async record(tx: Transaction, scope: SuppressionScope, entries: Suppression[]): Promise<{ region: string | null; events: HeraldEvent[] }> {
     if (!entries.length) return { region: null, events: [] };
-    const region = scope.homeRegion ?? (await this.repository.teamHomeRegion(scope.teamId, m));
+    const region = scope.homeRegion ?? (await this.repository.teamHomeRegion(scope.teamId, tx));
     if (!region) {
       this.logger.error(`team ${scope.teamId} has no home region: its ${scope.type} events are not recorded`);
       return { region: null, events: [] };
     }
     const events = entries.map((entry) => suppressionEvent(scope.type, entry));
-    await this.outbox.record(m, region, events);
+    await this.outbox.record(tx, region, events);
     return { region, events };
   }
 }

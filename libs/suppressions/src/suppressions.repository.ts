@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { keysetPage } from '@herald/database';
-import { DataSource, EntityManager } from 'typeorm';
+import { keysetPage, managerOf, type Transaction } from '@herald/database';
+import { DataSource } from 'typeorm';
 import type { Suppression, SuppressionOrigin, SuppressionPage } from './suppression.types';
 
 interface SuppressionRow {
@@ -17,23 +17,28 @@ const COLUMNS = 'id, team_id, email, origin, source_id, reason, created_at';
 
 /**
  * A team's suppression list. Every method takes the team first; emails are passed lowercased.
- * The writes take the transaction to run in (`m`), where their events are recorded too.
+ * The writes take the transaction to run in (`tx`), where their events are recorded too.
  */
 @Injectable()
 export class SuppressionsRepository {
   constructor(private readonly db: DataSource) {}
 
+  /** Runs `work` in a new transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
   /** Inserts a manual entry unless the address is listed already; `created` says which happened. */
-  async addManual(teamId: string, id: string, email: string, m: EntityManager = this.db.manager): Promise<{ entry: Suppression; created: boolean }> {
-    const inserted: SuppressionRow[] = await m.query(
+  async addManual(teamId: string, id: string, email: string, tx?: Transaction): Promise<{ entry: Suppression; created: boolean }> {
+    const inserted: SuppressionRow[] = await managerOf(this.db, tx).query(
       `INSERT INTO suppressions (id, team_id, email, origin) VALUES ($1, $2, $3, 'manual')
        ON CONFLICT (team_id, email) DO NOTHING RETURNING ${COLUMNS}`,
       [id, teamId, email],
     );
     if (inserted.length) return { entry: toSuppression(inserted[0]), created: true };
-    const existing = await this.getByEmail(teamId, email, m);
+    const existing = await this.getByEmail(teamId, email, tx);
     // Removed between the two statements: try once more (it will insert).
-    return existing ? { entry: existing, created: false } : this.addManual(teamId, id, email, m);
+    return existing ? { entry: existing, created: false } : this.addManual(teamId, id, email, tx);
   }
 
   /** Inserts or re-suppresses (a later bounce or complaint takes over origin, source and reason). */
@@ -44,9 +49,9 @@ export class SuppressionsRepository {
     origin: SuppressionOrigin,
     sourceId: string | null,
     reason: string | null,
-    m: EntityManager = this.db.manager,
+    tx?: Transaction,
   ): Promise<{ entry: Suppression; created: boolean }> {
-    const rows: (SuppressionRow & { inserted: boolean })[] = await m.query(
+    const rows: (SuppressionRow & { inserted: boolean })[] = await managerOf(this.db, tx).query(
       `INSERT INTO suppressions (id, team_id, email, origin, source_id, reason) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (team_id, email) DO UPDATE SET origin = excluded.origin, source_id = excluded.source_id, reason = excluded.reason
        RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
@@ -60,8 +65,8 @@ export class SuppressionsRepository {
     return rows.length ? toSuppression(rows[0]) : null;
   }
 
-  async getByEmail(teamId: string, email: string, m: EntityManager = this.db.manager): Promise<Suppression | null> {
-    const rows: SuppressionRow[] = await m.query(`SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND email = $2`, [
+  async getByEmail(teamId: string, email: string, tx?: Transaction): Promise<Suppression | null> {
+    const rows: SuppressionRow[] = await managerOf(this.db, tx).query(`SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND email = $2`, [
       teamId,
       email,
     ]);
@@ -69,10 +74,10 @@ export class SuppressionsRepository {
   }
 
   /** Deletes the entries with these ids, or these emails; answers the deleted ones. */
-  async deleteMany(teamId: string, by: { ids: string[] } | { emails: string[] }, m: EntityManager = this.db.manager): Promise<Suppression[]> {
+  async deleteMany(teamId: string, by: { ids: string[] } | { emails: string[] }, tx?: Transaction): Promise<Suppression[]> {
     const [column, values] = 'ids' in by ? ['id', by.ids] : ['email', by.emails];
     if (!values.length) return [];
-    const result: unknown = await m.query(
+    const result: unknown = await managerOf(this.db, tx).query(
       `DELETE FROM suppressions WHERE team_id = $1 AND ${column} = ANY($2::${column === 'id' ? 'uuid' : 'text'}[]) RETURNING ${COLUMNS}`,
       [teamId, values],
     );
@@ -92,8 +97,8 @@ export class SuppressionsRepository {
   }
 
   /** The region the team's events go to. */
-  async teamHomeRegion(teamId: string, m: EntityManager = this.db.manager): Promise<string | null> {
-    const rows: { home_region: string }[] = await m.query(`SELECT home_region FROM teams WHERE id = $1`, [teamId]);
+  async teamHomeRegion(teamId: string, tx?: Transaction): Promise<string | null> {
+    const rows: { home_region: string }[] = await managerOf(this.db, tx).query(`SELECT home_region FROM teams WHERE id = $1`, [teamId]);
     return rows[0]?.home_region ?? null;
   }
 

@@ -28,8 +28,8 @@ export class SuppressionsService {
   /** Adds an address by hand; an address listed already is answered as it is (no event). */
   async add(teamId: string, body: unknown, homeRegion?: string) {
     const email = validateAddSuppression(body);
-    const entry = await this.events.change({ type: 'suppression.added', teamId, homeRegion }, async (m) => {
-      const { entry, created } = await this.repository.addManual(teamId, newId(), email, m);
+    const entry = await this.events.change({ type: 'suppression.added', teamId, homeRegion }, async (tx) => {
+      const { entry, created } = await this.repository.addManual(teamId, newId(), email, tx);
       return { result: entry, announce: created ? [entry] : [] };
     });
     return presentSuppression(entry);
@@ -37,11 +37,11 @@ export class SuppressionsService {
 
   async addMany(teamId: string, body: unknown, homeRegion?: string) {
     const emails = validateBatchAdd(body);
-    const entries = await this.events.change({ type: 'suppression.added', teamId, homeRegion }, async (m) => {
+    const entries = await this.events.change({ type: 'suppression.added', teamId, homeRegion }, async (tx) => {
       const all: Suppression[] = [];
       const added: Suppression[] = [];
       for (const email of emails) {
-        const { entry, created } = await this.repository.addManual(teamId, newId(), email, m);
+        const { entry, created } = await this.repository.addManual(teamId, newId(), email, tx);
         all.push(entry);
         if (created) added.push(entry);
       }
@@ -53,8 +53,8 @@ export class SuppressionsService {
   /** Removes by emails or ids; what is not on the list is left out of the answer. */
   async removeMany(teamId: string, body: unknown, homeRegion?: string) {
     const by = validateBatchRemove(body);
-    const removed = await this.events.change({ type: 'suppression.removed', teamId, homeRegion }, async (m) => {
-      const deleted = await this.repository.deleteMany(teamId, by, m);
+    const removed = await this.events.change({ type: 'suppression.removed', teamId, homeRegion }, async (tx) => {
+      const deleted = await this.repository.deleteMany(teamId, by, tx);
       return { result: deleted, announce: deleted };
     });
     return { data: removed.map(presentDeletedSuppression) };
@@ -73,8 +73,8 @@ export class SuppressionsService {
   async remove(teamId: string, idOrEmail: string, homeRegion?: string) {
     const key = identifier(idOrEmail);
     const by = 'id' in key ? { ids: [key.id] } : { emails: [key.email] };
-    const [removed] = await this.events.change({ type: 'suppression.removed', teamId, homeRegion }, async (m) => {
-      const deleted = await this.repository.deleteMany(teamId, by, m);
+    const [removed] = await this.events.change({ type: 'suppression.removed', teamId, homeRegion }, async (tx) => {
+      const deleted = await this.repository.deleteMany(teamId, by, tx);
       return { result: deleted, announce: deleted };
     });
     if (!removed) throw notFound();
@@ -102,8 +102,8 @@ export class SuppressionsService {
     const address = normalizeSuppressedAddress(email);
     if (!address) throw new HeraldError('validation_error', `Cannot suppress ${JSON.stringify(email)}: not an email address.`);
     if (sourceId !== null && !isUuid(sourceId)) throw new HeraldError('validation_error', 'The source id must be a valid UUID.');
-    return this.events.change({ type: 'suppression.added', teamId }, async (m) => {
-      const { entry } = await this.repository.upsert(teamId, newId(), address, origin, sourceId, reason, m);
+    return this.events.change({ type: 'suppression.added', teamId }, async (tx) => {
+      const { entry } = await this.repository.upsert(teamId, newId(), address, origin, sourceId, reason, tx);
       return { result: entry, announce: [entry] };
     });
   }

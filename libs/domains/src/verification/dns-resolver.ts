@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
+import { DOMAINS_CONFIG, type DomainsConfig } from '../domains.config';
 
 export interface MxAnswer {
   exchange: string;
@@ -29,7 +29,7 @@ const ATTEMPT_SHARE = 3;
  */
 @Injectable()
 export class DnsResolver {
-  constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {}
+  constructor(@Inject(DOMAINS_CONFIG.token) private readonly config: DomainsConfig) {}
 
   /** TXT records, each with its character-strings joined (RFC 7208 §3.3, RFC 6376 §3.6.2.2). */
   resolveTxt(name: string): Promise<DnsOutcome<string>> {

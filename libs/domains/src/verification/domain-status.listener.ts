@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '@herald/database';
 import { Domain } from '../domain.types';
 
 /** What a listener does once the transaction it recorded in has committed (publish an event). */
@@ -11,11 +11,11 @@ export type AfterCommit = () => Promise<void> | void;
  */
 export interface DomainStatusListener {
   /**
-   * The domain's status changed; `domain` is as saved. Called in `m`, the transaction that saves
+   * The domain's status changed; `domain` is as saved. Called in `tx`, the transaction that saves
    * it, so that what the listener records (its event) commits with the status or not at all: a
    * throw rolls the save back. What it answers runs after the commit.
    */
-  statusChanged(domain: Domain, m: EntityManager): Promise<AfterCommit | void> | AfterCommit | void;
+  statusChanged(domain: Domain, tx: Transaction): Promise<AfterCommit | void> | AfterCommit | void;
   /**
    * Every check of a domain ends here: its DKIM keys' `dns_status` has just been saved. Failures
    * are logged, never undo the saved verification.

@@ -1,5 +1,7 @@
 import { DynamicModule, Module, ModuleMetadata, Provider, Type } from '@nestjs/common';
+import { DOMAINS_CONFIG } from '../domains.config';
 import { DomainsRepository } from '../domains.repository';
+import { DomainChecksRepository } from './domain-checks.repository';
 import { DmarcInspector } from './dmarc';
 import { DnsResolver } from './dns-resolver';
 import { DOMAIN_STATUS_LISTENER, DomainStatusListener } from './domain-status.listener';
@@ -30,7 +32,7 @@ export class DomainVerificationModule {
     return {
       module: DomainVerificationModule,
       imports: options.imports ?? [],
-      providers: [DomainsRepository, DnsResolver, RecordChecker, DmarcInspector, DomainVerifier, ...scheduler, ...listener],
+      providers: [DOMAINS_CONFIG.provider, DomainsRepository, DomainChecksRepository, DnsResolver, RecordChecker, DmarcInspector, DomainVerifier, ...scheduler, ...listener],
       exports: [DomainVerifier, DnsResolver, ...scheduler],
     };
   }

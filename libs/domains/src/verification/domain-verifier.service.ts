@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { CONFIG, HeraldConfig } from '@herald/config';
+import type { Transaction } from '@herald/database';
 import { HeraldError } from '@herald/core';
 import { DmarcReport, Domain, DomainRecord, DomainStatus, RecordStatus } from '../domain.types';
+import { DOMAINS_CONFIG, type DomainsConfig } from '../domains.config';
 import { DomainsRepository, VerificationResult } from '../domains.repository';
 import { DmarcInspector } from './dmarc';
+import { DomainChecksRepository } from './domain-checks.repository';
 import { AfterCommit, DOMAIN_STATUS_LISTENER, DomainStatusListener } from './domain-status.listener';
 import { RecordChecker } from './record-checker';
 import { absentStatus, decideStatus, nextCheckDelayMs, windowStart } from './verification-policy';
@@ -40,9 +41,9 @@ export class DomainVerifier {
   private readonly logger = new Logger(DomainVerifier.name);
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly db: DataSource,
+    @Inject(DOMAINS_CONFIG.token) private readonly config: DomainsConfig,
     private readonly domains: DomainsRepository,
+    private readonly checks: DomainChecksRepository,
     private readonly checker: RecordChecker,
     private readonly dmarc: DmarcInspector,
     @Optional() @Inject(DOMAIN_STATUS_LISTENER) private readonly listener: DomainStatusListener | null = null,
@@ -72,21 +73,21 @@ export class DomainVerifier {
       if (!domain) throw notFound();
       const now = new Date();
       const result = await this.evaluate(domain, now);
-      const saved = await this.db.transaction(async (m) => {
-        const current = await this.domains.lockById(m, domainId);
+      const saved = await this.checks.transaction(async (tx) => {
+        const current = await this.checks.lockById(tx, domainId);
         if (!current) throw notFound();
         // A rotation or a PATCH rebuilt the records meanwhile: check what is there now instead.
         if (!sameRecords(current.records, domain.records)) return null;
-        await this.domains.saveVerification(domainId, result, m);
+        await this.domains.saveVerification(domainId, result, tx);
         const outcome = this.outcome(current, current.status, result, now);
-        return { outcome, afterCommit: await this.statusChanged(outcome, m) };
+        return { outcome, afterCommit: await this.statusChanged(outcome, tx) };
       });
       if (!saved) continue;
       await this.announce(saved.outcome, saved.afterCommit);
       await this.tellDkimKeysChecked(saved.outcome);
       return saved.outcome;
     }
-    await this.domains.setNextCheck([domainId], new Date());
+    await this.checks.setNextCheck([domainId], new Date());
     throw new Error(`the records of domain ${domainId} kept changing while being checked; it is due again`);
   }
 
@@ -133,9 +134,9 @@ export class DomainVerifier {
   }
 
   /** In the saving transaction: a throw (the event could not be recorded) rolls the save back. */
-  private async statusChanged(outcome: VerificationOutcome, m: EntityManager): Promise<AfterCommit | null> {
+  private async statusChanged(outcome: VerificationOutcome, tx: Transaction): Promise<AfterCommit | null> {
     if (!this.listener || !outcome.changed) return null;
-    const afterCommit = await this.listener.statusChanged(outcome.domain, m);
+    const afterCommit = await this.listener.statusChanged(outcome.domain, tx);
     return typeof afterCommit === 'function' ? afterCommit : null;
   }
 

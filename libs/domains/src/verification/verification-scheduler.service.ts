@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { PeriodicJob } from '@herald/core';
 import { Domain } from '../domain.types';
-import { DomainsRepository } from '../domains.repository';
+import { DOMAINS_CONFIG, type DomainsConfig } from '../domains.config';
+import { DomainChecksRepository } from './domain-checks.repository';
 import { DomainVerifier } from './domain-verifier.service';
 
 /**
@@ -28,9 +27,8 @@ export class VerificationScheduler implements OnApplicationBootstrap, OnModuleDe
   );
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly db: DataSource,
-    private readonly domains: DomainsRepository,
+    @Inject(DOMAINS_CONFIG.token) private readonly config: DomainsConfig,
+    private readonly checks: DomainChecksRepository,
     private readonly verifier: DomainVerifier,
   ) {}
 
@@ -50,20 +48,13 @@ export class VerificationScheduler implements OnApplicationBootstrap, OnModuleDe
   private async drain(): Promise<number> {
     let checked = 0;
     while (!this.job.isStopped) {
-      const due = await this.claim(new Date());
+      const now = new Date();
+      const due = await this.checks.claimDue(now, VerificationScheduler.batchSize, new Date(now.getTime() + this.leaseMs()));
       await Promise.all(due.map((domain) => this.verifyOne(domain)));
       checked += due.length;
       if (due.length < VerificationScheduler.batchSize) break;
     }
     return checked;
-  }
-
-  private claim(now: Date): Promise<Domain[]> {
-    return this.db.transaction(async (m) => {
-      const due = await this.domains.claimDue(m, now, VerificationScheduler.batchSize);
-      if (due.length) await this.domains.setNextCheck(due.map((d) => d.id), new Date(now.getTime() + this.leaseMs()), m);
-      return due;
-    });
   }
 
   private async verifyOne(domain: Domain): Promise<void> {

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { HeraldEvent } from '@herald/bus';
+import { managerOf, type Transaction } from '@herald/database';
 import type { PublishEntries } from '../outbox';
 
-/** The transaction of the change whose events are recorded (a TypeORM entity manager). */
-export type ChangeTransaction = EntityManager;
+/** The transaction of the change whose events are recorded. */
+export type ChangeTransaction = Transaction;
 
 interface ResourceEventRow {
   id: string;
@@ -28,9 +29,9 @@ export class ResourceEventsRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Inserts events in the caller's transaction; an id inserted before is skipped. */
-  async insert(m: EntityManager, region: string, events: HeraldEvent[]): Promise<void> {
+  async insert(tx: ChangeTransaction, region: string, events: HeraldEvent[]): Promise<void> {
     if (!events.length) return;
-    await m.query(
+    await managerOf(this.db, tx).query(
       `INSERT INTO resource_events (id, team_id, region, type, data, created_at)
        SELECT u.id, u.team_id, $1, u.type, u.data, u.created_at
          FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::timestamptz[]) AS u(id, team_id, type, data, created_at)

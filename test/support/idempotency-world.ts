@@ -5,7 +5,7 @@ import { ConfigModule, HeraldConfig } from '@herald/config';
 import { newId } from '@herald/core';
 import { DatabaseModule } from '@herald/database';
 import { RedisModule, RedisService } from '@herald/redis';
-import { IdempotencyModule } from './idempotency.module';
+import { IdempotencyModule } from '@herald/idempotency';
 
 /**
  * Test wiring for the integration specs: an application context shaped like a role's (global
