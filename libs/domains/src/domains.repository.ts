@@ -107,7 +107,10 @@ export class DomainsRepository {
   }
 
   async get(teamId: string, id: string, tx?: Transaction): Promise<Domain | null> {
-    const rows: DomainRow[] = await managerOf(this.db, tx).query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND id = $2`, [teamId, id]);
+    const rows: DomainRow[] = await managerOf(this.db, tx).query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND id = $2`, [
+      teamId,
+      id,
+    ]);
     return rows.length ? toDomain(rows[0]) : null;
   }
 
@@ -171,10 +174,10 @@ export class DomainsRepository {
 
   async delete(teamId: string, id: string, tx?: Transaction): Promise<Domain | null> {
     // TypeORM answers a DELETE (and an UPDATE) with [rows, count], RETURNING or not.
-    const [rows]: [DomainRow[], number] = await managerOf(this.db, tx).query(`DELETE FROM domains WHERE team_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
-      teamId,
-      id,
-    ]);
+    const [rows]: [DomainRow[], number] = await managerOf(this.db, tx).query(
+      `DELETE FROM domains WHERE team_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      [teamId, id],
+    );
     return rows.length ? toDomain(rows[0]) : null;
   }
 

@@ -32,7 +32,17 @@ export class DomainVerificationModule {
     return {
       module: DomainVerificationModule,
       imports: options.imports ?? [],
-      providers: [DOMAINS_CONFIG.provider, DomainsRepository, DomainChecksRepository, DnsResolver, RecordChecker, DmarcInspector, DomainVerifier, ...scheduler, ...listener],
+      providers: [
+        DOMAINS_CONFIG.provider,
+        DomainsRepository,
+        DomainChecksRepository,
+        DnsResolver,
+        RecordChecker,
+        DmarcInspector,
+        DomainVerifier,
+        ...scheduler,
+        ...listener,
+      ],
       exports: [DomainVerifier, DnsResolver, ...scheduler],
     };
   }
