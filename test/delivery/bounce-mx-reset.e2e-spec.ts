@@ -17,9 +17,8 @@ describe('the bounce MX survives connection resets', () => {
 
   beforeAll(async () => {
     const script = `
-      const { BounceMx } = require(${JSON.stringify(join(DIST, 'libs/delivery/src/bounce/bounce-mx.js'))});
-      const { BOUNCE_MX_REPLIES: replies } = require(${JSON.stringify(join(DIST, 'libs/smtp/src/smtp-replies.js'))});
-      BounceMx.start({ host: '127.0.0.1', port: 0, hostname: 'mx.test', maxBytes: 100000, key: Buffer.alloc(32), replies, onReport: async () => {} })
+      const { BounceMx } = require(${JSON.stringify(join(DIST, 'libs/smtp/src/bounce/bounce-mx.js'))});
+      BounceMx.start({ host: '127.0.0.1', port: 0, hostname: 'mx.test', maxBytes: 100000, key: Buffer.alloc(32), onReport: async () => {} })
         .then((mx) => console.log('PORT ' + mx.port));`;
     child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     port = await new Promise<number>((resolve, reject) => {
