@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DeliveryStateModule } from '@herald/delivery';
 import { BounceMxHost } from './bounce/bounce-mx.host';
 import { RelayHost } from './relay.host';
+import { SMTP_CONFIG } from './smtp.config';
 import { SmtpSubmissionModule } from './submission/smtp-submission.module';
 
 /**
@@ -13,7 +14,7 @@ import { SmtpSubmissionModule } from './submission/smtp-submission.module';
  */
 @Module({
   imports: [DeliveryStateModule, SmtpSubmissionModule],
-  providers: [RelayHost, BounceMxHost],
+  providers: [SMTP_CONFIG.provider, RelayHost, BounceMxHost],
   exports: [RelayHost, BounceMxHost],
 })
 export class SmtpIngressModule {}

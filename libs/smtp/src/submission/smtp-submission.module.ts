@@ -15,6 +15,6 @@ import { SmtpSubmissions } from './smtp-submissions.service';
 @Module({
   imports: [EmailsModule, AccountsModule, SuppressionsModule, LimitsModule, DomainsModule],
   providers: [SMTP_CONFIG.provider, SmtpSubmissions],
-  exports: [SMTP_CONFIG.provider, SmtpSubmissions],
+  exports: [SmtpSubmissions],
 })
 export class SmtpSubmissionModule {}
