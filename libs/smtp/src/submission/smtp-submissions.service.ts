@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
 import { ApiKeysService, type Principal } from '@herald/accounts';
-import { addressDomain, addressKey, formatAddress, HeraldError, isHeraldError, isValidAddrSpec, newId } from '@herald/core';
+import { addressDomain, addressKey, formatAddress, HeraldError, isHeraldError, isValidAddrSpec, newId, type HeraldErrorCode } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
 import { SendService, type NormalizedEmail, type Sender } from '@herald/emails';
 import { validateIdempotencyKey } from '@herald/idempotency';
@@ -26,6 +26,8 @@ const STRIPPED = new Set(['bcc', 'return-path', ...IDEMPOTENCY_HEADERS]);
 /** Left out of the idempotency hash: a client that composes the message again on a retry changes them. */
 const VOLATILE = new Set(['date', 'message-id', 'content-type', ...STRIPPED]);
 const MESSAGE_ID = /^<[^<>\s@]+@[^<>\s@]+>$/;
+/** What MAIL FROM refuses; any other failure there (the database, Redis) is a temporary failure of the check. */
+const MAIL_FROM_REFUSALS = new Set<HeraldErrorCode>(['forbidden_from_domain', 'rate_limit_exceeded']);
 
 // Every reply comes from SMTP_SUBMISSION_REPLIES, or from smtpReplyFor for a HeraldError.
 const refuse = (reply: SmtpReply): SubmissionResult => ({ ok: false, reply });
@@ -79,8 +81,8 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       if (!state.allowed) throw rateLimitError(state);
       return null;
     } catch (error) {
-      // the refusals of this step; anything else (the database, Redis) is a temporary failure of the check
-      if (isHeraldError(error) && (error.code === 'forbidden_from_domain' || error.code === 'rate_limit_exceeded')) return smtpReplyFor(error) ?? REPLIES.checkingSender;
+      const refusal = isHeraldError(error) && MAIL_FROM_REFUSALS.has(error.code) ? smtpReplyFor(error) : null;
+      if (refusal) return refusal;
       this.logger.warn(`MAIL FROM check failed: ${(error as Error).message}`);
       return REPLIES.checkingSender;
     }
