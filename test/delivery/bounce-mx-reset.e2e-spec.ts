@@ -16,10 +16,16 @@ describe('the bounce MX survives connection resets', () => {
   let port: number;
 
   beforeAll(async () => {
+    // dist/ requires the @herald/* aliases: mapped as bin/herald.js maps them
     const script = `
-      const { BounceMx } = require(${JSON.stringify(join(DIST, 'libs/delivery/src/bounce/bounce-mx.js'))});
-      const { BOUNCE_MX_REPLIES: replies } = require(${JSON.stringify(join(DIST, 'libs/smtp/src/smtp-replies.js'))});
-      BounceMx.start({ host: '127.0.0.1', port: 0, hostname: 'mx.test', maxBytes: 100000, key: Buffer.alloc(32), replies, onReport: async () => {} })
+      const Module = require('node:module');
+      const resolve = Module._resolveFilename;
+      Module._resolveFilename = function (request, ...rest) {
+        if (request.startsWith('@herald/')) request = require('node:path').join(${JSON.stringify(join(DIST, 'libs'))}, request.slice(8), 'src', 'index.js');
+        return resolve.call(this, request, ...rest);
+      };
+      const { BounceMx } = require(${JSON.stringify(join(DIST, 'libs/smtp/src/bounce/bounce-mx.js'))});
+      BounceMx.start({ host: '127.0.0.1', port: 0, hostname: 'mx.test', maxBytes: 100000, key: Buffer.alloc(32), onReport: async () => {} })
         .then((mx) => console.log('PORT ' + mx.port));`;
     child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     port = await new Promise<number>((resolve, reject) => {

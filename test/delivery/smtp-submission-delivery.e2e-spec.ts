@@ -1,8 +1,8 @@
 import { authenticate } from 'mailauth';
 import { simpleParser } from 'mailparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import type { SmtpSubmissionPort } from '@herald/smtp';
 import type { MxSink } from '@herald/testing';
-import type { SmtpSubmissionPort } from '@herald/emails';
 import { call, type TestTeam } from '../support/api-harness';
 import { DeliveryWorld } from '../support/delivery-world';
 import { smtpSubmissionsOf } from '../support/smtp-submissions';

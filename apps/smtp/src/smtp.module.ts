@@ -1,21 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { HeraldConfig } from '@herald/config';
-import { SmtpSubmissionModule } from '@herald/emails';
 import { LoggingOptions, OpsServerModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
 import { SmtpIngressModule } from '@herald/smtp';
 
 /**
  * The SMTP role: the relay listeners applications send through (SMTP_PORTS: 25, 465, 587, 2465,
- * 2587 by default) and the bounce MX of the Return-Path domains (SmtpIngressModule), the relay
- * answered by the send path (SmtpSubmissionModule).
+ * 2587 by default) and the bounce MX of the Return-Path domains (SmtpIngressModule).
  */
 @Module({})
 export class SmtpModule {
   static forConfig(config: HeraldConfig, logging: LoggingOptions = {}): DynamicModule {
     return {
       module: SmtpModule,
-      imports: [RuntimeModule.forRole('smtp', config, logging), OpsServerModule, SmtpIngressModule.forSubmissions(SmtpSubmissionModule)],
+      imports: [RuntimeModule.forRole('smtp', config, logging), OpsServerModule, SmtpIngressModule],
     };
   }
 }

@@ -5,5 +5,6 @@ export * from './engine/delivery.service';
 export * from './engine/transmitter.provider';
 export * from './engine/test-addresses';
 export * from './engine/late-reports';
-export { BounceMx, type ReceivedReport } from './bounce';
-export { verpKey } from './message';
+// What the bounce MX of @herald/smtp asks of delivery: is a recipient one of our VERP addresses, is a message a report.
+export { parseReport, type ParsedReport } from './bounce';
+export { parseReturnPath, returnPathAddress, verpKey } from './message';

@@ -1,19 +1,19 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { NatsService } from '@herald/bus';
-import { CONFIG, HeraldConfig } from '@herald/config';
+import { SMTP_CONFIG, type SmtpConfig } from './smtp.config';
 import { BoundListener, ListenerMode, SmtpRelay } from './smtp-relay';
-import { SMTP_SUBMISSIONS, type SmtpSubmissionPort } from './submission-port';
+import { SmtpSubmissions } from './submission/smtp-submissions.service';
 import { loadTlsCredentials } from './tls-certificate';
 
 /** The relay's greeting and EHLO name: SMTP_HOSTNAME, default `smtp.<region>.<MAIL_DOMAIN>`. */
-export const relayHostname = (config: HeraldConfig): string => config.SMTP_HOSTNAME ?? `smtp.${config.HERALD_REGION}.${config.MAIL_DOMAIN}`;
+export const relayHostname = (config: Pick<SmtpConfig, 'SMTP_HOSTNAME' | 'HERALD_REGION' | 'MAIL_DOMAIN'>): string => config.SMTP_HOSTNAME ?? `smtp.${config.HERALD_REGION}.${config.MAIL_DOMAIN}`;
 
 const WILDCARDS = new Set(['', '0.0.0.0', '::', '[::]']);
 /** Two listeners on the same port collide when their addresses are equal or either is a wildcard. */
 const overlap = (a: string, b: string): boolean => a === b || WILDCARDS.has(a) || WILDCARDS.has(b);
 
 /** The configuration mistakes that would only show as EADDRINUSE, said in the config's words. */
-export function relayConfigProblems(config: HeraldConfig): string[] {
+export function relayConfigProblems(config: Pick<SmtpConfig, 'SMTP_PORTS' | 'SMTP_HOST' | 'BOUNCE_MX_HOST' | 'BOUNCE_MX_PORT'>): string[] {
   const problems: string[] = [];
   for (const { port } of config.SMTP_PORTS) {
     if (port !== 0 && port === config.BOUNCE_MX_PORT && overlap(config.SMTP_HOST, config.BOUNCE_MX_HOST)) {
@@ -28,7 +28,7 @@ export function relayConfigProblems(config: HeraldConfig): string[] {
 
 /**
  * Runs the SMTP relay of this region: the SMTP_PORTS listeners, each message handed to the
- * submission port (SMTP_SUBMISSIONS). It stops before NATS drains, so a message being submitted
+ * send path (SmtpSubmissions). It stops before NATS drains, so a message being submitted
  * still gets dispatched.
  */
 @Injectable()
@@ -37,8 +37,8 @@ export class RelayHost implements OnModuleInit, OnApplicationBootstrap {
   private relay: SmtpRelay | null = null;
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
-    @Inject(SMTP_SUBMISSIONS) private readonly submissions: SmtpSubmissionPort,
+    @Inject(SMTP_CONFIG.token) private readonly config: SmtpConfig,
+    private readonly submissions: SmtpSubmissions,
     private readonly nats: NatsService,
   ) {}
 

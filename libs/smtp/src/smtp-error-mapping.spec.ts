@@ -15,6 +15,7 @@ describe('smtpReplyFor', () => {
     ['validation_error', '550 5.6.0 detail'],
     ['daily_quota_exceeded', '451 4.7.1 Daily quota exceeded: detail'],
     ['monthly_quota_exceeded', '451 4.7.1 Monthly quota exceeded: detail'],
+    ['invalid_idempotency_key', '550 5.6.0 The Herald-Idempotency-Key (or Resend-Idempotency-Key) header must be one value of 1-256 characters'],
     ['invalid_idempotent_request', '550 5.7.0 The idempotency key was already used with a different message; use a new key'],
     ['concurrent_idempotent_requests', '451 4.7.0 A message with the same idempotency key is being processed, try again'],
     ['service_unavailable', '451 4.3.0 Service temporarily unavailable, try again later'],

@@ -1,4 +1,5 @@
 import type { HeraldError } from '@herald/core';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@herald/idempotency';
 import { smtpReply, SMTP_SUBMISSION_REPLIES, type SmtpReply } from './smtp-replies';
 
 /**
@@ -25,6 +26,8 @@ export function smtpReplyFor(error: HeraldError): SmtpReply | null {
       return smtpReply(451, '4.7.1', `Monthly quota exceeded: ${error.message}`);
     case 'rate_limit_exceeded':
       return SMTP_SUBMISSION_REPLIES.rateLimited(error.retryAfterSeconds ?? 1);
+    case 'invalid_idempotency_key':
+      return SMTP_SUBMISSION_REPLIES.badIdempotencyKey(IDEMPOTENCY_KEY_MAX_LENGTH);
     case 'invalid_idempotent_request':
       return smtpReply(550, '5.7.0', 'The idempotency key was already used with a different message; use a new key');
     case 'concurrent_idempotent_requests':
@@ -40,7 +43,6 @@ export function smtpReplyFor(error: HeraldError): SmtpReply | null {
     case 'invalid_access':
     case 'invalid_region':
     case 'invalid_scheduled_at':
-    case 'invalid_idempotency_key':
     case 'not_found':
     case 'method_not_allowed':
     case 'payload_too_large':

@@ -1,24 +1,20 @@
-import { DynamicModule, Module, type Type } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { DeliveryStateModule } from '@herald/delivery';
-import { BounceMxHost } from './bounce-mx.host';
+import { BounceMxHost } from './bounce/bounce-mx.host';
 import { RelayHost } from './relay.host';
+import { SMTP_CONFIG } from './smtp.config';
+import { SmtpSubmissionModule } from './submission/smtp-submission.module';
 
 /**
- * SMTP ingress: the relay listeners applications send through (SMTP_PORTS) and the bounce MX of
- * the Return-Path domains (BOUNCE_MX_HOST:BOUNCE_MX_PORT), both stopping before NATS drains. The
- * relay asks the send path through the port it declares (SMTP_SUBMISSIONS), provided by the
- * module the role passes in (SmtpSubmissionModule of @herald/emails), so this context does not
- * import the send path. Like the other contexts it relies on the role's RuntimeModule for config,
- * Postgres, Redis and NATS.
+ * SMTP ingress: the relay listeners applications send through (SMTP_PORTS), each message turned
+ * into an accepted email by SmtpSubmissions through the send path of @herald/emails, and the
+ * bounce MX of the Return-Path domains (BOUNCE_MX_HOST:BOUNCE_MX_PORT), each report handed to
+ * LateReports of @herald/delivery. Both listeners stop before NATS drains. Like the other
+ * contexts it relies on the role's RuntimeModule for config, Postgres, Redis and NATS.
  */
-@Module({})
-export class SmtpIngressModule {
-  static forSubmissions(submissions: Type): DynamicModule {
-    return {
-      module: SmtpIngressModule,
-      imports: [DeliveryStateModule, submissions],
-      providers: [RelayHost, BounceMxHost],
-      exports: [RelayHost, BounceMxHost],
-    };
-  }
-}
+@Module({
+  imports: [DeliveryStateModule, SmtpSubmissionModule],
+  providers: [SMTP_CONFIG.provider, RelayHost, BounceMxHost],
+  exports: [RelayHost, BounceMxHost],
+})
+export class SmtpIngressModule {}

@@ -1,8 +1,13 @@
 /**
- * Every reply Herald writes on SMTP that is not a domain error (those are mapped once, by code,
- * in smtp-error-mapping.ts). smtp-server writes the protocol's own replies itself (`250 Accepted`,
- * `354 End data with <CR><LF>.<CR><LF>`, `221 Bye`, the `334` AUTH challenges); what Herald says is
- * here. The specs assert these on the wire byte for byte.
+ * Every reply Herald writes on SMTP. A refusal that is a rule of the send path shared with the API
+ * (a bad key, the sending domain, rate, quota, idempotency) is a HeraldError and gets its reply
+ * from smtp-error-mapping.ts, by code; the rest here have no code, on purpose: they are rules of
+ * SMTP itself (no STARTTLS, bare LF, source routes, a session too long), of the envelope and the
+ * MIME message, which the API never sees (its bodies are JSON), or a step's own temporary failure.
+ * A code for them would add SMTP-only members that the HTTP and JetStream maps must then answer
+ * for. smtp-server writes the protocol's own replies itself (`250 Accepted`, `354 End data with
+ * <CR><LF>.<CR><LF>`, `221 Bye`, the `334` AUTH challenges). The specs assert these on the wire
+ * byte for byte.
  */
 
 /** An SMTP reply: `550`, `5.7.1`, text. Rendered as `550 5.7.1 <text>`. */
@@ -55,7 +60,7 @@ export const RELAY_REPLIES = {
   accepted: (id: string) => wire(250, `2.0.0 OK ${id}`),
 } as const;
 
-/** The replies of the bounce MX (libs/delivery's BounceMx takes them as an option until it moves here). */
+/** The replies of the bounce MX (bounce/bounce-mx.ts). */
 export const BOUNCE_MX_REPLIES = {
   greeting: wire(220, 'bounce and feedback MX'),
   /** At RCPT TO: not a VERP address with a valid tag. */
@@ -69,7 +74,7 @@ export const BOUNCE_MX_REPLIES = {
 
 const temporary = (what: string) => smtpReply(451, '4.3.0', `Temporary failure ${what}, try again later`);
 
-/** The refusals of the submission port's checks (SmtpSubmissionPort) that are not domain errors. */
+/** The refusals of the send path's checks (SmtpSubmissions); the first, rateLimited and badIdempotencyKey are answered through smtpReplyFor. */
 export const SMTP_SUBMISSION_REPLIES = {
   invalidCredentials: smtpReply(535, '5.7.8', 'Authentication credentials invalid'),
   authTemporary: smtpReply(454, '4.7.0', 'Temporary authentication failure, try again later'),

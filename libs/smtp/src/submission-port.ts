@@ -4,9 +4,8 @@ import type { SmtpReply } from './smtp-replies';
 /**
  * The SMTP relay's view of the send path: what the listener asks at each step of a session, and
  * the SMTP reply each refusal becomes. The same validation, domain enforcement, suppression,
- * quota, rate limit and idempotency as `POST /emails`, in SMTP's terms. Declared by the SMTP
- * edge and implemented by @herald/emails (SmtpSubmissionModule), so the edge does not import the
- * send path.
+ * quota, rate limit and idempotency as `POST /emails`, in SMTP's terms. Implemented by
+ * SmtpSubmissions; SmtpRelay knows only this interface, so its specs answer with a fake.
  */
 
 export interface SmtpEnvelope {
@@ -32,6 +31,3 @@ export interface SmtpSubmissionPort {
    */
   submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer): Promise<SubmissionResult>;
 }
-
-/** The Nest token of the port's implementation. */
-export const SMTP_SUBMISSIONS = Symbol('SMTP_SUBMISSIONS');

@@ -1,2 +1,1 @@
 export * from './report-parser';
-export * from './bounce-mx';

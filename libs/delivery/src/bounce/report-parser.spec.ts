@@ -1,4 +1,4 @@
-import { arfComplaint, autoReply, ORIGINAL_MESSAGE_ID, postfixDsn } from './report.fixtures';
+import { arfComplaint, autoReply, ORIGINAL_MESSAGE_ID, postfixDsn } from '../../../../test/support/report-fixtures';
 import { bounceOfDsnRecipient, parseReport, type DsnRecipient } from './report-parser';
 
 const RETURN_PATH = 'b-3f2b8c1e9a4d4e6f8b7a1c2d3e4f5a6b-abcdefghij@send.acme.test';

@@ -2,10 +2,20 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { emailEvent, EmailEventOutbox, EmailStore, type EmailEventRecord, type LateStatus } from '@herald/messages';
 import { SuppressionsService } from '@herald/suppressions';
-import { bounceOfDsnRecipient, type ReceivedReport } from '../bounce';
+import { bounceOfDsnRecipient, type ParsedReport } from '../bounce';
 import { isHardBounce } from '../bounce-classification';
 import type { Bounce } from '../delivery.types';
 import { testAddressOutcome } from './test-addresses';
+
+/** A report that arrived at the bounce MX (@herald/smtp) for one of our emails. */
+export interface ReceivedReport {
+  /** From the verified VERP recipient address. */
+  emailId: string;
+  report: ParsedReport;
+  /** MAIL FROM, usually empty (the null sender) for DSNs. */
+  envelopeFrom: string;
+  remoteAddress: string;
+}
 
 /**
  * Bounces and complaints that arrive after delivery, at the bounce MX: a DSN from a server that

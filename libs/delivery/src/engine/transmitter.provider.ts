@@ -4,7 +4,7 @@ import { CONFIG, HeraldConfig } from '@herald/config';
 import { SmtpTransmitter } from '../transport';
 
 /** The EHLO name of this region's senders. */
-export const deliveryHostname = (config: HeraldConfig): string =>
+export const deliveryHostname = (config: Pick<HeraldConfig, 'DELIVERY_HOSTNAME' | 'HERALD_REGION' | 'MAIL_DOMAIN'>): string =>
   config.DELIVERY_HOSTNAME ?? `mta.${config.HERALD_REGION}.${config.MAIL_DOMAIN}`;
 
 /**

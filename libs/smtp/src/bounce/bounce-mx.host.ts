@@ -1,16 +1,17 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { NatsService } from '@herald/bus';
-import { CONFIG, HeraldConfig } from '@herald/config';
-import { BounceMx, deliveryHostname, LateReports, verpKey } from '@herald/delivery';
-import { BOUNCE_MX_REPLIES } from './smtp-replies';
+import { deliveryHostname, LateReports, verpKey } from '@herald/delivery';
+import { SMTP_CONFIG, type SmtpConfig } from '../smtp.config';
+import { BounceMx } from './bounce-mx';
 
 /** Reports are small; a DSN returning a whole large message is cut by the sender or refused here. */
 const MAX_REPORT_BYTES = 10 * 1024 * 1024;
 
 /**
  * Runs the bounce MX of this region (BOUNCE_MX_HOST:BOUNCE_MX_PORT): DSNs and complaint reports
- * sent to Return-Path addresses become events. It stops before NATS drains, so a report being
- * recorded still publishes its events.
+ * sent to Return-Path addresses are handed to delivery's LateReports, which turns them into
+ * events and suppressions. It stops before NATS drains, so a report being recorded still
+ * publishes its events.
  */
 @Injectable()
 export class BounceMxHost implements OnModuleInit, OnApplicationBootstrap {
@@ -18,7 +19,7 @@ export class BounceMxHost implements OnModuleInit, OnApplicationBootstrap {
   private server: BounceMx | null = null;
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(SMTP_CONFIG.token) private readonly config: SmtpConfig,
     private readonly reports: LateReports,
     private readonly nats: NatsService,
   ) {}
@@ -36,7 +37,6 @@ export class BounceMxHost implements OnModuleInit, OnApplicationBootstrap {
       maxBytes: MAX_REPORT_BYTES,
       key: verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64')),
       onReport: (report) => this.reports.record(report),
-      replies: BOUNCE_MX_REPLIES,
       logger: { warn: (m) => this.logger.warn(m), log: (m) => this.logger.log(m) },
     });
     this.logger.log(`bounce MX listening on ${config.BOUNCE_MX_HOST}:${this.server.port}`);

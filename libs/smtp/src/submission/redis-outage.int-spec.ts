@@ -1,19 +1,10 @@
-import { Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import MailComposer from 'nodemailer/lib/mail-composer';
-import type Mail from 'nodemailer/lib/mailer';
+import type { INestApplicationContext } from '@nestjs/common';
 import type { Principal } from '@herald/accounts';
 import { RedisService } from '@herald/redis';
-import { RuntimeModule } from '@herald/runtime';
 import { eventually, PrivateRedis, startPrivateRedis } from '@herald/testing';
-import { startTestApi, type TestApi, type TestTeam } from '../../../../test/support/api-harness';
-import { SmtpSubmissionModule } from './smtp-submission.module';
-import { SMTP_SUBMISSIONS, type SmtpSubmissionPort } from './smtp-submission.types';
-
-@Module({})
-class SmtpOutageRoot {}
-
-const compose = (options: Mail.Options): Promise<Buffer> => new MailComposer(options).compile().build();
+import type { TestTeam } from '../../../../test/support/api-harness';
+import { authenticated, compose, startSubmissionSuite, type SubmissionSuite } from '../../../../test/support/smtp-submissions';
+import type { SmtpSubmissionPort } from '../submission-port';
 
 /**
  * The SMTP relay's send path while its Redis (a redis-server of this suite's own) is down: the
@@ -23,7 +14,7 @@ const compose = (options: Mail.Options): Promise<Buffer> => new MailComposer(opt
  */
 describe('SMTP submissions without Redis', () => {
   let server: PrivateRedis;
-  let api: TestApi;
+  let suite: SubmissionSuite;
   let app: INestApplicationContext;
   let smtp: SmtpSubmissionPort;
   let team: TestTeam;
@@ -31,22 +22,14 @@ describe('SMTP submissions without Redis', () => {
 
   beforeAll(async () => {
     server = await startPrivateRedis();
-    api = await startTestApi({ REDIS_URL: server.url });
-    app = await NestFactory.createApplicationContext(
-      { module: SmtpOutageRoot, imports: [RuntimeModule.forRole('smtp', api.config), SmtpSubmissionModule] },
-      { logger: false },
-    );
-    await app.init();
-    smtp = app.get(SMTP_SUBMISSIONS);
-    team = await api.team();
-    const auth = await smtp.authenticate('herald', team.token);
-    if (!auth.ok) throw new Error('authentication failed');
-    principal = auth.principal;
+    suite = await startSubmissionSuite({ REDIS_URL: server.url });
+    ({ app, smtp } = suite);
+    team = await suite.api.team();
+    principal = await authenticated(smtp, team.token);
   });
 
   afterAll(async () => {
-    await app?.close();
-    await api?.close();
+    await suite?.close();
     await server?.stop();
   });
 

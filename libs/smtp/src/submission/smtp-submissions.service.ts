@@ -2,18 +2,17 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
 import { ApiKeysService, type Principal } from '@herald/accounts';
-import { CONFIG, HeraldConfig } from '@herald/config';
-import { addressDomain, addressKey, formatAddress, isHeraldError, isValidAddrSpec, newId } from '@herald/core';
+import { addressDomain, addressKey, formatAddress, HeraldError, isHeraldError, isValidAddrSpec, newId, type HeraldErrorCode } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
-import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@herald/idempotency';
-import { RateLimiter, rateLimitFor } from '@herald/limits';
-import { SMTP_SUBMISSION_REPLIES as REPLIES, smtpReplyFor } from '@herald/smtp';
+import { SendService, type NormalizedEmail, type Sender } from '@herald/emails';
+import { validateIdempotencyKey } from '@herald/idempotency';
+import { RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
 import { SuppressionsService } from '@herald/suppressions';
-import type { Sender } from '../email.types';
-import { SendService } from '../send.service';
-import type { NormalizedEmail } from '../validation';
+import { smtpReplyFor } from '../smtp-error-mapping';
+import { SMTP_SUBMISSION_REPLIES as REPLIES, type SmtpReply } from '../smtp-replies';
+import { SMTP_CONFIG, type SmtpConfig } from '../smtp.config';
+import type { SmtpEnvelope, SmtpSubmissionPort, SubmissionResult } from '../submission-port';
 import { fieldValue, MAX_LINE_OCTETS, overlongHeaderLine, rewriteMessage, rfc5322Date, splitMessage, type HeaderField } from './mime-headers';
-import type { SmtpEnvelope, SmtpReply, SmtpSubmissionPort, SubmissionResult } from './smtp-submission.types';
 
 /** The SMTP username of every customer; the password is the API key. */
 export const SMTP_USERNAME = 'herald';
@@ -27,9 +26,17 @@ const STRIPPED = new Set(['bcc', 'return-path', ...IDEMPOTENCY_HEADERS]);
 /** Left out of the idempotency hash: a client that composes the message again on a retry changes them. */
 const VOLATILE = new Set(['date', 'message-id', 'content-type', ...STRIPPED]);
 const MESSAGE_ID = /^<[^<>\s@]+@[^<>\s@]+>$/;
+/** What MAIL FROM refuses; any other failure there (the database, Redis) is a temporary failure of the check. */
+const MAIL_FROM_REFUSALS = new Set<HeraldErrorCode>(['forbidden_from_domain', 'rate_limit_exceeded']);
 
-// Every reply comes from the SMTP edge's replies (@herald/smtp): SMTP_SUBMISSION_REPLIES, and smtpReplyFor for HeraldErrors.
+// Every reply comes from SMTP_SUBMISSION_REPLIES, or from smtpReplyFor for a HeraldError.
 const refuse = (reply: SmtpReply): SubmissionResult => ({ ok: false, reply });
+/** The reply to a HeraldError the SMTP map answers; anything else is rethrown (the relay answers 451 and logs it). */
+function refusalOf(error: unknown): SmtpReply {
+  const reply = isHeraldError(error) ? smtpReplyFor(error) : null;
+  if (!reply) throw error;
+  return reply;
+}
 
 /**
  * The SMTP relay's send path (SmtpSubmissionPort): the checks of each SMTP step, then the same
@@ -41,7 +48,7 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
   private readonly logger = new Logger(SmtpSubmissions.name);
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(SMTP_CONFIG.token) private readonly config: SmtpConfig,
     private readonly apiKeys: ApiKeysService,
     private readonly rateLimiter: RateLimiter,
     private readonly suppressions: SuppressionsService,
@@ -50,11 +57,12 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
   ) {}
 
   async authenticate(username: string, password: string): Promise<{ ok: true; principal: Principal } | { ok: false; reply: SmtpReply }> {
-    if (username !== SMTP_USERNAME) return { ok: false, reply: REPLIES.invalidCredentials };
     try {
+      if (username !== SMTP_USERNAME) throw new HeraldError('invalid_api_key', `The SMTP username is ${SMTP_USERNAME}, the password an API key`);
       return { ok: true, principal: await this.apiKeys.authenticateToken(password) };
     } catch (error) {
-      if (isHeraldError(error)) return { ok: false, reply: REPLIES.invalidCredentials };
+      const refusal = isHeraldError(error) ? smtpReplyFor(error) : null;
+      if (refusal) return { ok: false, reply: refusal };
       this.logger.warn(`SMTP authentication failed: ${(error as Error).message}`);
       return { ok: false, reply: REPLIES.authTemporary };
     }
@@ -70,10 +78,11 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
         principal.teamId,
         rateLimitFor(principal.team.plan, this.config, principal.team.rateLimit),
       );
-      if (!state.allowed) return REPLIES.rateLimited(state.resetSeconds);
+      if (!state.allowed) throw rateLimitError(state);
       return null;
     } catch (error) {
-      if (isHeraldError(error) && error.code === 'forbidden_from_domain') return smtpReplyFor(error) ?? REPLIES.checkingSender;
+      const refusal = isHeraldError(error) && MAIL_FROM_REFUSALS.has(error.code) ? smtpReplyFor(error) : null;
+      if (refusal) return refusal;
       this.logger.warn(`MAIL FROM check failed: ${(error as Error).message}`);
       return REPLIES.checkingSender;
     }
@@ -109,8 +118,12 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       const which = name ? ` (${name})` : '';
       return refuse(REPLIES.overlongHeader(overlong.octets, which, MAX_LINE_OCTETS));
     }
-    const key = idempotencyKeyOf(split.fields);
-    if (key === false) return refuse(REPLIES.badIdempotencyKey(IDEMPOTENCY_KEY_MAX_LENGTH));
+    let key: string | null;
+    try {
+      key = idempotencyKeyOf(split.fields);
+    } catch (error) {
+      return refuse(refusalOf(error));
+    }
 
     let parsed: ParsedMail;
     try {
@@ -204,13 +217,10 @@ export function addressProblem(address: string): string | null {
   return isValidAddrSpec(value) ? null : 'not a valid address';
 }
 
-/** The idempotency key of the message: null when absent, false when invalid. */
-function idempotencyKeyOf(fields: HeaderField[]): string | null | false {
-  const values = [...new Set(fields.filter((f) => IDEMPOTENCY_HEADERS.includes(f.name)).map(fieldValue))];
-  if (values.length === 0) return null;
-  if (values.length > 1) return false;
-  const [key] = values;
-  return key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX_LENGTH ? key : false;
+/** The idempotency key of the message, null when absent; by the rule of the API's Idempotency-Key (invalid_idempotency_key). */
+function idempotencyKeyOf(fields: HeaderField[]): string | null {
+  const values = fields.filter((f) => IDEMPOTENCY_HEADERS.includes(f.name)).map(fieldValue);
+  return validateIdempotencyKey(values.length > 0 ? values : undefined);
 }
 
 function flatten(value: AddressObject | AddressObject[] | undefined): EmailAddress[] {

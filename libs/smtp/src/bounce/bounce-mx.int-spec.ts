@@ -1,8 +1,7 @@
 import { createTransport } from 'nodemailer';
-import { BOUNCE_MX_REPLIES } from '@herald/smtp';
-import { returnPathAddress, verpKey } from '../message/verp';
-import { BounceMx, type ReceivedReport } from './bounce-mx';
-import { arfComplaint, autoReply, ORIGINAL_MESSAGE_ID, postfixDsn } from './report.fixtures';
+import { returnPathAddress, verpKey, type ReceivedReport } from '@herald/delivery';
+import { arfComplaint, autoReply, ORIGINAL_MESSAGE_ID, postfixDsn } from '../../../../test/support/report-fixtures';
+import { BounceMx } from './bounce-mx';
 
 const key = verpKey(undefined);
 const EMAIL_A = '3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b';
@@ -28,7 +27,6 @@ describe('BounceMx', () => {
         received.push(report);
         return Promise.resolve();
       },
-      replies: BOUNCE_MX_REPLIES,
       logger: { warn: () => undefined },
     });
   });

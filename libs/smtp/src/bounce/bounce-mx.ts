@@ -1,16 +1,6 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { parseReturnPath } from '../message/verp';
-import { parseReport, type ParsedReport } from './report-parser';
-
-/** A report that arrived for one of our emails. */
-export interface ReceivedReport {
-  /** From the verified VERP recipient address. */
-  emailId: string;
-  report: ParsedReport;
-  /** MAIL FROM, usually empty (the null sender) for DSNs. */
-  envelopeFrom: string;
-  remoteAddress: string;
-}
+import { parseReport, parseReturnPath, type ReceivedReport } from '@herald/delivery';
+import { BOUNCE_MX_REPLIES as REPLIES, wireError, type SmtpError } from '../smtp-replies';
 
 export interface BounceMxOptions {
   host: string;
@@ -22,26 +12,10 @@ export interface BounceMxOptions {
   maxBytes: number;
   /** The VERP key (see `verpKey`). */
   key: Buffer;
-  /** Records the report; a rejection makes the sender try again later (451). */
+  /** Records the report (LateReports of @herald/delivery); a rejection makes the sender try again later (451). */
   onReport: (report: ReceivedReport) => Promise<void>;
-  /** What it answers: BOUNCE_MX_REPLIES of the SMTP edge (@herald/smtp), which runs it. */
-  replies: BounceMxReplies;
   logger?: { warn(message: string): void; log?(message: string): void };
 }
-
-/** A reply: its code and its text (which starts with the enhanced code). */
-type Reply = { code: number; text: string };
-export interface BounceMxReplies {
-  greeting: Reply;
-  noSuchUser: Reply;
-  tooBig(maxBytes: number): Reply;
-  notAReport: Reply;
-  recorded: Reply;
-  tryLater: Reply;
-}
-
-type SmtpError = Error & { responseCode: number };
-const smtpError = (reply: Reply): SmtpError => Object.assign(new Error(reply.text), { responseCode: reply.code });
 
 /**
  * The MX of the Return-Path domains: receives bounces (DSNs) and feedback-loop complaints (ARF)
@@ -60,14 +34,14 @@ export class BounceMx {
   static async start(options: BounceMxOptions): Promise<BounceMx> {
     const server = new SMTPServer({
       name: options.hostname,
-      banner: options.replies.greeting.text,
+      banner: REPLIES.greeting.text,
       size: options.maxBytes,
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
       hideSTARTTLS: true,
       logger: false,
       onRcptTo(address, _session, callback) {
-        callback(parseReturnPath(address.address, options.key) ? null : smtpError(options.replies.noSuchUser));
+        callback(parseReturnPath(address.address, options.key) ? null : wireError(REPLIES.noSuchUser));
       },
       onData(stream, session, callback) {
         receive(stream, session, options).then(
@@ -99,12 +73,12 @@ export class BounceMx {
 /** Handles one DATA: parse, hand the report over once per email id, map the outcome to a reply. */
 async function receive(stream: SMTPServerDataStream, session: SMTPServerSession, options: BounceMxOptions): Promise<string> {
   const raw = await readCapped(stream, options.maxBytes);
-  if (!raw || stream.sizeExceeded) throw smtpError(options.replies.tooBig(options.maxBytes));
+  if (!raw || stream.sizeExceeded) throw wireError(REPLIES.tooBig(options.maxBytes));
   const report = await parseReport(raw);
   const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
   if (!report) {
     options.logger?.log?.(`Ignored a message from <${envelopeFrom}> (${session.remoteAddress}) that is not a bounce or complaint report.`);
-    return options.replies.notAReport.text;
+    return REPLIES.notAReport.text;
   }
   const emailIds = new Set(session.envelope.rcptTo.map((rcpt) => parseReturnPath(rcpt.address, options.key)));
   try {
@@ -113,9 +87,9 @@ async function receive(stream: SMTPServerDataStream, session: SMTPServerSession,
     }
   } catch (error) {
     options.logger?.warn(`Could not record a ${report.kind} report from ${session.remoteAddress}: ${error instanceof Error ? error.message : String(error)}`);
-    throw smtpError(options.replies.tryLater);
+    throw wireError(REPLIES.tryLater);
   }
-  return options.replies.recorded.text;
+  return REPLIES.recorded.text;
 }
 
 /** The message, or null once it grows past the cap (the rest is drained, not kept). */
