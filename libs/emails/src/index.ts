@@ -1,4 +1,5 @@
 export * from './email.types';
+export * from './email.presenter';
 export * from './emails.module';
 export * from './send.service';
 export * from './emails.service';

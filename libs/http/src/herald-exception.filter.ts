@@ -1,13 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError, isHeraldError } from '@herald/core';
-import { httpErrorFor } from './error-mapping';
-
-export interface ErrorBody {
-  statusCode: number;
-  name: string;
-  message: string;
-}
+import { type ErrorBody, httpErrorFor } from './error-mapping';
 
 /** Answers with Resend's error body (and `retry-after` when the error has one). */
 export function sendError(reply: FastifyReply, error: HeraldError): FastifyReply {

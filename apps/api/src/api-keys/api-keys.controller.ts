@@ -1,6 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeysService, CreateApiKeyInput, Principal } from '@herald/accounts';
+import {
+  ApiKeysService,
+  CreateApiKeyInput,
+  presentApiKeyList,
+  presentApiKeyReference,
+  presentCreatedApiKey,
+  presentDeletedApiKey,
+  Principal,
+} from '@herald/accounts';
 import { isPlainObject } from '@herald/http';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal';
@@ -21,8 +29,7 @@ export class ApiKeysController {
   @HttpCode(200)
   async create(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
     // The service validates every field; the cast only names the shape it expects.
-    const { id, token } = await this.apiKeys.create(p.teamId, (body ?? {}) as CreateApiKeyInput);
-    return { id, object: 'api_key', token };
+    return presentCreatedApiKey(await this.apiKeys.create(p.teamId, (body ?? {}) as CreateApiKeyInput));
   }
 
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List API keys' })
@@ -30,7 +37,7 @@ export class ApiKeysController {
   @ApiErrorResponses(401, 403, 429)
   @Get()
   async list(@CurrentPrincipal() p: Principal) {
-    return { object: 'list', has_more: false, data: await this.apiKeys.list(p.teamId) };
+    return presentApiKeyList(await this.apiKeys.list(p.teamId));
   }
 
   @ApiOperation({ operationId: 'updateApiKey', summary: 'Rename an API key' })
@@ -42,7 +49,7 @@ export class ApiKeysController {
   async rename(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
     // The body's only field; its schema (updateApiKeyBody) is the one the service checks it with.
     await this.apiKeys.rename(p.teamId, id, isPlainObject(body) ? body['name'] : undefined);
-    return { object: 'api_key', id };
+    return presentApiKeyReference(id);
   }
 
   @ApiOperation({ operationId: 'deleteApiKey', summary: 'Delete an API key' })
@@ -52,6 +59,6 @@ export class ApiKeysController {
   @Delete(':id')
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     await this.apiKeys.remove(p.teamId, id);
-    return { object: 'api_key', id, deleted: true };
+    return presentDeletedApiKey(id);
   }
 }

@@ -7,7 +7,8 @@ const MAX_TAGS = 75;
 const MAX_LENGTH = 256;
 const TAG_TEXT = /^[A-Za-z0-9_-]+$/;
 
-const tagSchema = z.object(
+/** A tag as Resend's clients send it and emails answer it; the text rules are checked below. */
+export const tagSchema = z.object(
   {
     name: z.string({ error: typeError('a `string`') }),
     value: z.string({ error: typeError('a `string`') }),
