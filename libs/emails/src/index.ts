@@ -7,3 +7,4 @@ export * from './validation';
 export * from './smtp/smtp-submission.types';
 export * from './smtp/smtp-submissions.service';
 export * from './smtp/smtp-submission.module';
+export { sendLimitsOf } from './send-limits';
