@@ -53,7 +53,7 @@ function fields(limits: SendLimits, context: SendContext) {
     }),
   };
   if (context === 'email') return z.object(shape);
-  // Checked before parsing (attachmentsFirst); an empty or null list is no attachment, and parses to none.
+  // A batch email's attachments are refused before parsing (firstProblem); an empty or null list asks for none.
   const { attachments: _, ...batchShape } = shape;
   return z.object(batchShape);
 }
