@@ -1,11 +1,12 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { HeraldError, newId, restTimestamp } from '@herald/core';
+import { HeraldError, newId } from '@herald/core';
 import { isPlanId } from '@herald/limits';
 import { parseOrThrow } from '@herald/http';
 import { requiredName, requireUuidParam } from './account-input.validation';
 import { ACCOUNTS_CONFIG, type AccountsConfig } from './accounts.config';
 import { createApiKeyBody, MAX_KEY_NAME } from './api-key-input.validation';
 import { ApiKeyCache } from './api-key.cache';
+import { type ApiKeyListItem, presentApiKey } from './api-key.presenter';
 import { generateApiKey, parseApiKey, verifySecret } from './api-key-format';
 import { ApiKeysRepository, ApiKeyWithTeam } from './api-keys.repository';
 import { Principal } from './principal.types';
@@ -17,13 +18,6 @@ export interface CreateApiKeyInput {
   domain_id?: string | null;
 }
 
-/** One key as `GET /api-keys` lists it. */
-export interface ApiKeyListItem {
-  id: string;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-}
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 const MISSING_API_KEY =
@@ -76,12 +70,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
   /** Newest first. */
   async list(teamId: string): Promise<ApiKeyListItem[]> {
     const keys = await this.keys.listByTeam(teamId);
-    return keys.map((key) => ({
-      id: key.id,
-      name: key.name,
-      created_at: restTimestamp(key.createdAt) as string,
-      last_used_at: restTimestamp(key.lastUsedAt),
-    }));
+    return keys.map(presentApiKey);
   }
 
   /** `name` as PATCH /api-keys/:id carries it (see updateApiKeyBody). */

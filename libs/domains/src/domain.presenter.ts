@@ -1,16 +1,80 @@
+import { z } from 'zod';
 import { isoTimestamp, restTimestamp } from '@herald/core';
-import type { Domain, DomainRecord } from './domain.types';
+import { wireDeleted, wireId, wireList, wireReference, wireTimestamp } from '@herald/http';
+import type { Domain, DomainRecord, DomainStatus, RecordPurpose, RecordStatus } from './domain.types';
 
 /*
- * Resend's wire shapes for domains. Records lose Herald's internal fields (`required`,
- * `dkimKeyId`, and what DNS answered, `observed` and `problem`, which are for operators:
- * `herald domain verify`).
+ * Resend's wire shapes for domains, each the zod schema its presenter answers (/openapi.json is
+ * generated from them). Records lose Herald's internal fields (`required`, `dkimKeyId`, and what
+ * DNS answered, `observed` and `problem`, which are for operators: `herald domain verify`).
+ * The presenters assign the domain's own types to these enums: a new status or purpose fails to
+ * compile until it is listed here.
  */
+
+const DOMAIN_STATUSES = [
+  'not_started', 'pending', 'verified', 'partially_verified', 'partially_failed', 'failed', 'temporary_failure',
+] as const satisfies readonly DomainStatus[];
+const RECORD_STATUSES = ['not_started', 'pending', 'verified', 'failed', 'temporary_failure'] as const satisfies readonly RecordStatus[];
+const RECORD_PURPOSES = ['DKIM', 'SPF', 'DMARC', 'Tracking'] as const satisfies readonly RecordPurpose[];
 
 /** Herald domains send; receiving is not built. */
 const CAPABILITIES = { sending: 'enabled', receiving: 'disabled' } as const;
 
-export function presentRecord(record: DomainRecord) {
+const label = z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
+
+export const domainRecordSchema = z.object({
+  record: z.enum(RECORD_PURPOSES).meta({
+    description: 'DKIM and SPF are required to send; DMARC (a Herald addition) and Tracking are recommended.',
+  }),
+  name: z.string().meta({ description: 'Relative to the domain.', example: 'h20261125rk4qz._domainkey' }),
+  type: z.enum(['TXT', 'MX', 'CNAME']),
+  ttl: z.literal('Auto'),
+  status: z.enum(RECORD_STATUSES),
+  value: z.string().meta({ example: 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA...' }),
+  priority: z.int().optional().meta({ description: 'MX records only.', example: 10 }),
+});
+
+export const domainSummarySchema = z.object({
+  id: wireId,
+  name: z.string().meta({ description: 'Lowercase; internationalized names in punycode.', example: 'example.com' }),
+  status: z.enum(DOMAIN_STATUSES).meta({
+    description: 'Sending is allowed once the domain is `verified` (DKIM and SPF records seen).',
+    example: 'not_started',
+  }),
+  created_at: wireTimestamp,
+  region: z.string().meta({ description: 'Where its mail is sent from (one of HERALD_REGIONS); fixed at creation.', example: 'us-east-1' }),
+  capabilities: z
+    .object({ sending: z.literal(CAPABILITIES.sending), receiving: z.literal(CAPABILITIES.receiving) })
+    .meta({ description: 'Herald domains send; receiving is not supported.' }),
+  open_tracking: z.boolean(),
+  click_tracking: z.boolean(),
+  tracking_subdomain: label.nullable().meta({ description: 'The tracking subdomain, if one was set.', example: 'links' }),
+});
+
+/** POST /domains answers the domain without an `object` key, as Resend does. */
+export const createdDomainSchema = z.object({
+  ...domainSummarySchema.shape,
+  custom_return_path: label.meta({ description: 'The return-path subdomain (SPF and bounces).', example: 'send' }),
+  tls: z.enum(['opportunistic', 'enforced']).meta({
+    description: '`opportunistic`: TLS when the receiving server offers it. `enforced`: never deliver without TLS.',
+  }),
+  records: z.array(domainRecordSchema).meta({ description: 'The DNS records to publish, with what the last check found.' }),
+});
+
+export const domainSchema = z.object({ object: z.literal('domain'), ...createdDomainSchema.shape });
+export const domainListSchema = wireList(domainSummarySchema).meta({ description: 'Without `limit`, every domain and `has_more: false`.' });
+export const domainReferenceSchema = wireReference('domain');
+export const deletedDomainSchema = wireDeleted('domain');
+
+export type DomainRecordBody = z.infer<typeof domainRecordSchema>;
+export type DomainSummaryBody = z.infer<typeof domainSummarySchema>;
+export type CreatedDomainBody = z.infer<typeof createdDomainSchema>;
+export type DomainBody = z.infer<typeof domainSchema>;
+export type DomainList = z.infer<typeof domainListSchema>;
+export type DomainReference = z.infer<typeof domainReferenceSchema>;
+export type DeletedDomain = z.infer<typeof deletedDomainSchema>;
+
+export function presentRecord(record: DomainRecord): DomainRecordBody {
   return {
     record: record.record,
     name: record.name,
@@ -23,12 +87,12 @@ export function presentRecord(record: DomainRecord) {
 }
 
 /** One item of GET /domains: no records. */
-export function presentDomainSummary(domain: Domain) {
+export function presentDomainSummary(domain: Domain): DomainSummaryBody {
   return {
     id: domain.id,
     name: domain.name,
     status: domain.status,
-    created_at: restTimestamp(domain.createdAt) as string,
+    created_at: restTimestamp(domain.createdAt),
     region: domain.region,
     capabilities: CAPABILITIES,
     open_tracking: domain.openTracking,
@@ -37,8 +101,7 @@ export function presentDomainSummary(domain: Domain) {
   };
 }
 
-/** POST /domains answers the domain without an `object` key, as Resend does. */
-export function presentCreatedDomain(domain: Domain) {
+export function presentCreatedDomain(domain: Domain): CreatedDomainBody {
   return {
     ...presentDomainSummary(domain),
     custom_return_path: domain.customReturnPath,
@@ -48,9 +111,18 @@ export function presentCreatedDomain(domain: Domain) {
 }
 
 /** GET /domains/:id. */
-export function presentDomain(domain: Domain) {
-  return { object: 'domain' as const, ...presentCreatedDomain(domain) };
+export function presentDomain(domain: Domain): DomainBody {
+  return { object: 'domain', ...presentCreatedDomain(domain) };
 }
+
+export const presentDomainList = (page: { items: Domain[]; hasMore: boolean }): DomainList => ({
+  object: 'list',
+  has_more: page.hasMore,
+  data: page.items.map(presentDomainSummary),
+});
+
+export const presentDomainReference = (id: string): DomainReference => ({ object: 'domain', id });
+export const presentDeletedDomain = (id: string): DeletedDomain => ({ object: 'domain', id, deleted: true });
 
 /** The `data` of domain.created / domain.updated / domain.deleted events (ISO timestamps, as webhooks use). */
 export function domainEventData(domain: Domain) {

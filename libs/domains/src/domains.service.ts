@@ -6,7 +6,18 @@ import { buildDnsRecords, carryVerification } from './dns-records.builder';
 import { DomainEvents } from './domain-events';
 import { DOMAINS_CONFIG, type DomainsConfig } from './domains.config';
 import { validateCreateDomain, validateUpdateDomain } from './domain-input.validation';
-import { presentCreatedDomain, presentDomain, presentDomainSummary } from './domain.presenter';
+import {
+  type CreatedDomainBody,
+  type DeletedDomain,
+  type DomainBody,
+  type DomainList,
+  type DomainReference,
+  presentCreatedDomain,
+  presentDeletedDomain,
+  presentDomain,
+  presentDomainList,
+  presentDomainReference,
+} from './domain.presenter';
 import { validateDomainListQuery } from './domain-query.validation';
 import type { DkimAlgorithm, DkimKey, DkimKeyState, Domain, DomainRecord } from './domain.types';
 import { DomainsRepository, isDomainNameTaken, NewDkimKey } from './domains.repository';
@@ -43,7 +54,7 @@ export class DomainsService {
     this.encryptionKey = dkimEncryptionKey(config);
   }
 
-  async create(owner: DomainOwner, body: unknown) {
+  async create(owner: DomainOwner, body: unknown): Promise<CreatedDomainBody> {
     const input = validateCreateDomain(body, this.config.HERALD_REGIONS);
     const region = input.region ?? this.homeRegion(owner);
     // Spares generating keys for a name already taken; the insert below is still what decides.
@@ -66,20 +77,20 @@ export class DomainsService {
     }
   }
 
-  async list(teamId: string, query: unknown) {
+  async list(teamId: string, query: unknown): Promise<DomainList> {
     const page = validateDomainListQuery(query);
     const { items, hasMore } = page
       ? await this.domains.listPage(teamId, page)
       : { items: await this.domains.list(teamId), hasMore: false };
-    return { object: 'list' as const, has_more: hasMore, data: items.map(presentDomainSummary) };
+    return presentDomainList({ items, hasMore });
   }
 
-  async get(teamId: string, id: string) {
+  async get(teamId: string, id: string): Promise<DomainBody> {
     return presentDomain(await this.find(teamId, id));
   }
 
   /** Tracking and TLS settings; a new tracking subdomain changes the Tracking record. */
-  async update(teamId: string, id: string, body: unknown) {
+  async update(teamId: string, id: string, body: unknown): Promise<DomainReference> {
     assertId(id);
     const plan = (domain: Domain) => {
       const settings = validateUpdateDomain(body, domain);
@@ -90,28 +101,28 @@ export class DomainsService {
       return { result: modified, announce: modified?.changed ? modified.domain : null };
     });
     if (!result) throw notFound();
-    return { object: 'domain' as const, id };
+    return presentDomainReference(id);
   }
 
-  async remove(teamId: string, id: string) {
+  async remove(teamId: string, id: string): Promise<DeletedDomain> {
     assertId(id);
     const deleted = await this.events.change('domain.deleted', async (tx) => {
       const found = await this.domains.delete(teamId, id, tx);
       return { result: found, announce: found };
     });
     if (!deleted) throw notFound();
-    return { object: 'domain' as const, id, deleted: true };
+    return presentDeletedDomain(id);
   }
 
   /** Asks for a DNS check: the verifier takes it at its next pass. A domain never checked becomes `pending`. */
-  async verify(teamId: string, id: string) {
+  async verify(teamId: string, id: string): Promise<DomainReference> {
     const before = await this.find(teamId, id);
     await this.events.change('domain.updated', async (tx) => {
       if (!(await this.domains.requestVerification(teamId, id, new Date(), tx))) throw notFound();
       const after = before.status === 'not_started' ? await this.domains.get(teamId, id, tx) : null;
       return { result: null, announce: after && after.status !== before.status ? after : null };
     });
-    return { object: 'domain' as const, id };
+    return presentDomainReference(id);
   }
 
   /**
@@ -119,7 +130,7 @@ export class DomainsService {
    * whose DKIM record joins `records`. The active keys keep signing until the verifier sees the
    * new record and calls activateVerifiedKeys. Answers the domain with its records.
    */
-  async rotateDkimKey(teamId: string, id: string) {
+  async rotateDkimKey(teamId: string, id: string): Promise<DomainBody> {
     const current = await this.find(teamId, id);
     const taken = await this.domains.selectors(current.id);
     const fresh = await this.newKeys(current.id, rotatedAlgorithms(await this.domains.keys(current.id)), taken, 'pending');

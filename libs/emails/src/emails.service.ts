@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HeraldError, isUuid } from '@herald/core';
 import { sendLimitsOf } from './send-limits';
 import { EmailStore } from '@herald/messages';
-import { presentEmail, presentEmailSummary } from './email.presenter';
+import { type EmailBody, type EmailList, type EmailReference, presentEmail, presentEmailList, presentEmailReference } from './email.presenter';
 import { SendLimits, validateListQuery, validateUpdateEmailRequest } from './validation';
 import { CONFIG, HeraldConfig } from '@herald/config';
 
@@ -20,32 +20,31 @@ export class EmailsService {
     this.limits = sendLimitsOf(config);
   }
 
-  async get(teamId: string, id: string) {
+  async get(teamId: string, id: string): Promise<EmailBody> {
     assertId(id);
     const email = await this.emails.get(teamId, id);
     if (!email) throw notFound();
     return presentEmail(email);
   }
 
-  async list(teamId: string, query: unknown) {
+  async list(teamId: string, query: unknown): Promise<EmailList> {
     const page = validateListQuery(query);
     if (!page.ok) throw page.error;
-    const result = await this.emails.list(teamId, page.value);
-    return { object: 'list' as const, has_more: result.hasMore, data: result.items.map(presentEmailSummary) };
+    return presentEmailList(await this.emails.list(teamId, page.value));
   }
 
-  async reschedule(teamId: string, id: string, body: unknown) {
+  async reschedule(teamId: string, id: string, body: unknown): Promise<EmailReference> {
     assertId(id);
     const update = validateUpdateEmailRequest(body, this.limits);
     if (!update.ok) throw update.error;
     if (!(await this.emails.reschedule(teamId, id, update.value.scheduledAt))) throw await this.notScheduled(teamId, id, 'updated');
-    return { object: 'email' as const, id };
+    return presentEmailReference(id);
   }
 
-  async cancel(teamId: string, id: string) {
+  async cancel(teamId: string, id: string): Promise<EmailReference> {
     assertId(id);
     if (!(await this.emails.cancel(teamId, id))) throw await this.notScheduled(teamId, id, 'canceled');
-    return { object: 'email' as const, id };
+    return presentEmailReference(id);
   }
 
   private async notScheduled(teamId: string, id: string, verb: string): Promise<HeraldError> {

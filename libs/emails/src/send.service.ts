@@ -8,6 +8,7 @@ import { Dispatcher, EmailEventOutbox, EmailStore, type EmailEventRecord } from 
 import { MetricsService } from '@herald/observability';
 import { sendLimitsOf } from './send-limits';
 import { EmailWriter } from './email-writer';
+import type { BatchResponse, SendResponse } from './email.presenter';
 import type { AcceptedEmail, EmailSource, Sender } from './email.types';
 import {
   NormalizedEmail,
@@ -31,16 +32,7 @@ export interface MimeSubmission {
   hash: string;
 }
 
-export interface SendResponse {
-  id: string;
-}
-
-export interface BatchResponse {
-  data: SendResponse[];
-  errors?: { index: number; message: string }[];
-}
-
-type BatchError = { index: number; message: string };
+type BatchError = NonNullable<BatchResponse['errors']>[number];
 
 /** What validation accepted, by index in the request, and (permissive batch) what it refused. */
 interface Acceptance {
@@ -86,7 +78,7 @@ export class SendService {
     return this.accept(sender, 'POST /emails', body, idempotencyKey, source, () => ({
       emails: [{ index: 0, email: orThrow(validateSendRequest(body, this.limits)) }],
       errors: null,
-      respond: ([id]) => ({ id }),
+      respond: ([id]): SendResponse => ({ id }),
       where: () => '',
     })) as Promise<SendResponse>;
   }
@@ -101,7 +93,7 @@ export class SendService {
     return this.accept(sender, 'SMTP', hash, idempotencyKey, 'smtp', () => ({
       emails: [{ index: 0, email, id, raw }],
       errors: null,
-      respond: ([first]) => ({ id: first }),
+      respond: ([first]): SendResponse => ({ id: first }),
       where: () => '',
     })) as Promise<SendResponse>;
   }
@@ -110,7 +102,7 @@ export class SendService {
     return this.accept(sender, 'POST /emails/batch', { mode, body }, idempotencyKey, 'api', () => {
       const { results } = orThrow(validateBatchRequest(body, this.limits));
       const where = (index: number) => `emails[${index}]: `;
-      const respond = (ids: string[], errors: BatchError[] | null) => ({
+      const respond = (ids: string[], errors: BatchError[] | null): BatchResponse => ({
         data: ids.map((id) => ({ id })),
         ...(errors && { errors: [...errors].sort((x, y) => x.index - y.index) }),
       });

@@ -1,10 +1,35 @@
+import { z } from 'zod';
 import { HeraldErrorCode } from '@herald/core';
+
+/** Every `name` an error body can carry: the codes httpErrorFor does not rename, in Resend's order. */
+export const HTTP_ERROR_NAMES = [
+  'missing_api_key', 'restricted_api_key', 'invalid_api_key', 'validation_error', 'missing_required_field',
+  'invalid_parameter', 'invalid_attachment', 'invalid_from_address', 'invalid_access', 'invalid_region',
+  'invalid_idempotency_key', 'invalid_idempotent_request', 'concurrent_idempotent_requests', 'not_found',
+  'method_not_allowed', 'daily_quota_exceeded', 'monthly_quota_exceeded', 'rate_limit_exceeded',
+  'service_unavailable', 'application_error',
+] as const satisfies readonly HeraldErrorCode[];
+
+export type HttpErrorName = (typeof HTTP_ERROR_NAMES)[number];
 
 export interface HttpError {
   statusCode: number;
-  /** The `name` of Resend's error body. */
-  name: string;
+  /** The `name` of Resend's error body; a code missing from HTTP_ERROR_NAMES fails to compile below. */
+  name: HttpErrorName;
 }
+
+/** Resend's error body: `message` is for people, `name` for code. */
+export const errorBodySchema = z
+  .object({
+    statusCode: z.int().meta({ example: 422 }),
+    name: z.enum(HTTP_ERROR_NAMES).meta({ example: 'validation_error' }),
+    message: z.string().meta({
+      example: 'Invalid `to` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.',
+    }),
+  })
+  .meta({ description: "Resend's error body; `message` is for people, `name` for code." });
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** The one place a domain error code becomes an HTTP status and a Resend error name. */
 export function httpErrorFor(code: HeraldErrorCode): HttpError {

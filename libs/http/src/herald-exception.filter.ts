@@ -1,13 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError, isHeraldError } from '@herald/core';
-import { httpErrorFor } from './error-mapping';
-
-export interface ErrorBody {
-  statusCode: number;
-  name: string;
-  message: string;
-}
+import { type ErrorBody, httpErrorFor } from './error-mapping';
 
 /** Answers with Resend's error body (and `retry-after` when the error has one). */
 export function sendError(reply: FastifyReply, error: HeraldError): FastifyReply {
@@ -16,6 +10,10 @@ export function sendError(reply: FastifyReply, error: HeraldError): FastifyReply
   const body: ErrorBody = { statusCode, name, message: error.message };
   return reply.status(statusCode).type('application/json').send(body);
 }
+
+/** The 413 of a body over the route's limit (API_BODY_LIMIT_BYTES). */
+export const bodyTooLarge = (limitBytes: number): HeraldError =>
+  new HeraldError('payload_too_large', `The request body must not be larger than ${limitBytes} bytes.`);
 
 export const INTERNAL_MESSAGE = 'Internal server error. We are unable to process your request right now, please try again later.';
 
@@ -54,7 +52,7 @@ export class HeraldExceptionFilter implements ExceptionFilter {
       }
       if (status === 405) return new HeraldError('method_not_allowed', `Method ${request.method} is not allowed for this path.`);
       if (status === 413) {
-        return new HeraldError('payload_too_large', `The request body must not be larger than ${request.routeOptions.bodyLimit} bytes.`);
+        return bodyTooLarge(request.routeOptions.bodyLimit);
       }
       if (status === 415) return new HeraldError('validation_error', 'The request body must be JSON (Content-Type: application/json).');
       if (status < 500) return new HeraldError('validation_error', exception.message);

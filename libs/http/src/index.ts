@@ -5,3 +5,4 @@ export * from './json-body.parser';
 export * from './server-options';
 export * from './page-query';
 export * from './zod-issue.mapper';
+export * from './wire.schemas';

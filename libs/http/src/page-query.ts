@@ -10,7 +10,7 @@ import { fail, isPlainObject, parseOrThrow } from './zod-issue.mapper';
 
 export const PAGE_DEFAULT_LIMIT = 20;
 export const PAGE_MAX_LIMIT = 100;
-const LIMIT_MESSAGE = `The pagination limit must be a number between 1 and ${PAGE_MAX_LIMIT}.`;
+export const PAGE_LIMIT_MESSAGE = `The pagination limit must be a number between 1 and ${PAGE_MAX_LIMIT}.`;
 
 /** What a list takes: `limit`, and at most one of `after` / `before`. */
 export interface PageRequest {
@@ -45,8 +45,8 @@ export const PAGE_CURSOR = z.string().meta({ format: 'uuid' });
 
 const limitSchema = (blankIsDefault: boolean) => {
   const limit = z
-    .union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)], { error: LIMIT_MESSAGE })
-    .pipe(z.number().int({ error: LIMIT_MESSAGE }).min(1, { error: LIMIT_MESSAGE }).max(PAGE_MAX_LIMIT, { error: LIMIT_MESSAGE }))
+    .union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)], { error: PAGE_LIMIT_MESSAGE })
+    .pipe(z.number().int({ error: PAGE_LIMIT_MESSAGE }).min(1, { error: PAGE_LIMIT_MESSAGE }).max(PAGE_MAX_LIMIT, { error: PAGE_LIMIT_MESSAGE }))
     .optional();
   return blankIsDefault ? z.preprocess((value) => (value === '' ? undefined : value), limit) : limit;
 };

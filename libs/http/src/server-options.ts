@@ -2,8 +2,8 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '@herald/core';
-import { httpErrorFor } from './error-mapping';
-import { type ErrorBody, INTERNAL_MESSAGE, sendError } from './herald-exception.filter';
+import { type ErrorBody, httpErrorFor } from './error-mapping';
+import { INTERNAL_MESSAGE, sendError } from './herald-exception.filter';
 
 /**
  * The longest path parameter served. An email address (GET /suppressions/:idOrEmail) may have

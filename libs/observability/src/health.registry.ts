@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { z } from 'zod';
 
 /** A readiness probe: it is down when it throws, rejects, returns false or outlives its timeout. */
 export type HealthCheck = () => Promise<boolean | void>;
@@ -15,14 +16,22 @@ export interface HealthCheckOptions {
   critical?: boolean;
 }
 
-export type CheckState = 'up' | 'down' | 'degraded';
+const CHECK_STATES = ['up', 'down', 'degraded'] as const;
+export type CheckState = (typeof CHECK_STATES)[number];
+
+/** The body of /health/ready (and the ops server's), as /openapi.json describes it. */
+export const readinessBodySchema = z.object({
+  status: z.enum(['ok', 'degraded', 'unavailable']),
+  checks: z.record(z.string(), z.enum(CHECK_STATES)).meta({ example: { postgres: 'up', redis: 'up', nats: 'up' } }),
+});
 
 export interface ReadinessReport {
   ready: boolean;
-  body: { status: 'ok' | 'degraded' | 'unavailable'; checks: Record<string, CheckState> };
+  body: z.infer<typeof readinessBodySchema>;
 }
 
-export const LIVENESS_BODY = { status: 'ok' } as const;
+export const livenessBodySchema = z.object({ status: z.literal('ok') });
+export const LIVENESS_BODY = { status: 'ok' } as const satisfies z.infer<typeof livenessBodySchema>;
 
 const DEFAULT_TIMEOUT_MS = 2000;
 

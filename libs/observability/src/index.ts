@@ -10,7 +10,7 @@ export { METRICS_REGISTRY } from './metrics.registry';
 export { MetricsService } from './metrics.service';
 export { HTTP_DURATION_METRIC, installHttpMetrics } from './http-metrics.hook';
 export { HealthModule } from './health.module';
-export { HealthRegistry } from './health.registry';
+export { HealthRegistry, livenessBodySchema, readinessBodySchema } from './health.registry';
 export type { CheckState, HealthCheck, HealthCheckOptions, ReadinessReport } from './health.registry';
 export { ObservabilityHttpModule } from './observability-http.module';
 export { OpsServer } from './ops.server';

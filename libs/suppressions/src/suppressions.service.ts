@@ -8,7 +8,16 @@ import {
   validateBatchRemove,
   validateSuppressionListQuery,
 } from './suppression-input.validation';
-import { presentDeletedSuppression, presentSuppression, presentSuppressionListEntry } from './suppression.presenter';
+import {
+  type AddedSuppressions,
+  type DeletedSuppression,
+  presentDeletedSuppression,
+  presentSuppression,
+  presentSuppressionList,
+  type RemovedSuppressions,
+  type SuppressionBody,
+  type SuppressionList,
+} from './suppression.presenter';
 import type { Suppression, SuppressionOrigin } from './suppression.types';
 import { SuppressionsRepository } from './suppressions.repository';
 
@@ -26,7 +35,7 @@ export class SuppressionsService {
   ) {}
 
   /** Adds an address by hand; an address listed already is answered as it is (no event). */
-  async add(teamId: string, body: unknown, homeRegion?: string) {
+  async add(teamId: string, body: unknown, homeRegion?: string): Promise<SuppressionBody> {
     const email = validateAddSuppression(body);
     const entry = await this.events.change({ type: 'suppression.added', teamId, homeRegion }, async (tx) => {
       const { entry, created } = await this.repository.addManual(teamId, newId(), email, tx);
@@ -35,7 +44,7 @@ export class SuppressionsService {
     return presentSuppression(entry);
   }
 
-  async addMany(teamId: string, body: unknown, homeRegion?: string) {
+  async addMany(teamId: string, body: unknown, homeRegion?: string): Promise<AddedSuppressions> {
     const emails = validateBatchAdd(body);
     const entries = await this.events.change({ type: 'suppression.added', teamId, homeRegion }, async (tx) => {
       const all: Suppression[] = [];
@@ -51,7 +60,7 @@ export class SuppressionsService {
   }
 
   /** Removes by emails or ids; what is not on the list is left out of the answer. */
-  async removeMany(teamId: string, body: unknown, homeRegion?: string) {
+  async removeMany(teamId: string, body: unknown, homeRegion?: string): Promise<RemovedSuppressions> {
     const by = validateBatchRemove(body);
     const removed = await this.events.change({ type: 'suppression.removed', teamId, homeRegion }, async (tx) => {
       const deleted = await this.repository.deleteMany(teamId, by, tx);
@@ -60,17 +69,15 @@ export class SuppressionsService {
     return { data: removed.map(presentDeletedSuppression) };
   }
 
-  async list(teamId: string, query: unknown) {
-    const page = validateSuppressionListQuery(query);
-    const { items, hasMore } = await this.repository.listPage(teamId, page);
-    return { object: 'list' as const, has_more: hasMore, data: items.map(presentSuppressionListEntry) };
+  async list(teamId: string, query: unknown): Promise<SuppressionList> {
+    return presentSuppressionList(await this.repository.listPage(teamId, validateSuppressionListQuery(query)));
   }
 
-  async get(teamId: string, idOrEmail: string) {
+  async get(teamId: string, idOrEmail: string): Promise<SuppressionBody> {
     return presentSuppression(await this.find(teamId, idOrEmail));
   }
 
-  async remove(teamId: string, idOrEmail: string, homeRegion?: string) {
+  async remove(teamId: string, idOrEmail: string, homeRegion?: string): Promise<DeletedSuppression> {
     const key = identifier(idOrEmail);
     const by = 'id' in key ? { ids: [key.id] } : { emails: [key.email] };
     const [removed] = await this.events.change({ type: 'suppression.removed', teamId, homeRegion }, async (tx) => {

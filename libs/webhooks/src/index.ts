@@ -5,6 +5,7 @@ export * from './webhooks.module';
 export * from './webhook-event-log.repository';
 export * from './webhook-events.service';
 export * from './webhook.presenter';
+export * from './webhook-event.presenter';
 export * from './webhook-secrets';
 export { addressAllowList, classifyHost, hostAllowed, type AddressAllowList, type AddressClass } from './endpoint-address';
 export {

@@ -1,11 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { HeraldError, isUuid, restTimestamp } from '@herald/core';
+import { HeraldError, isUuid } from '@herald/core';
 import { parsePage } from '@herald/http';
-import { EventLogAttempt, EventLogEntry, LogPage, WebhookEventLogRepository } from './webhook-event-log.repository';
+import {
+  MESSAGE_ID,
+  presentAttemptList,
+  presentEventEntry,
+  presentEventList,
+  presentEventReference,
+  type WebhookEventAttemptList,
+  type WebhookEventBody,
+  type WebhookEventList,
+  type WebhookEventReference,
+} from './webhook-event.presenter';
+import { EventLogEntry, LogPage, WebhookEventLogRepository } from './webhook-event-log.repository';
 import { WebhooksRepository } from './webhooks.repository';
-
-/** The message ids webhook_messages hands out: `msg_` + 32 hex digits. */
-const MESSAGE_ID = /^msg_[0-9a-f]{32}$/;
 
 const webhookNotFound = () => new HeraldError('not_found', 'Webhook not found');
 const eventNotFound = () => new HeraldError('not_found', 'Webhook event not found');
@@ -15,20 +23,6 @@ export function validateLogPage(query: unknown, cursorOk: (value: string) => boo
   const cursor = { valid: cursorOk, described: cursorName, normalize: (value: string) => value };
   const { limit, after } = parsePage(query, { cursor, forwardOnly: true, blankLimitIsDefault: true });
   return { limit, after };
-}
-
-function presentEntry(entry: EventLogEntry) {
-  return { id: entry.id, type: entry.type, created_at: restTimestamp(entry.createdAt) as string, status: entry.status };
-}
-
-function presentAttempt(attempt: EventLogAttempt) {
-  return {
-    id: attempt.id,
-    http_status_code: attempt.statusCode,
-    // What the endpoint answered (its first KiB), or why there was no answer.
-    response: attempt.statusCode === null ? (attempt.error ?? '') : attempt.responseExcerpt,
-    sent_at: restTimestamp(attempt.sentAt) as string,
-  };
 }
 
 /**
@@ -42,28 +36,20 @@ export class WebhookEventsService {
     private readonly log: WebhookEventLogRepository,
   ) {}
 
-  async list(teamId: string, webhookId: string, query: unknown) {
+  async list(teamId: string, webhookId: string, query: unknown): Promise<WebhookEventList> {
     await this.assertWebhook(teamId, webhookId);
     const page = validateLogPage(query, (v) => MESSAGE_ID.test(v), 'a webhook event id');
-    const { items, hasMore } = await this.log.list(teamId, webhookId, page);
-    return { object: 'list' as const, has_more: hasMore, data: items.map(presentEntry) };
+    return presentEventList(await this.log.list(teamId, webhookId, page));
   }
 
-  async get(teamId: string, webhookId: string, eventId: string) {
-    const entry = await this.find(teamId, webhookId, eventId);
-    return {
-      object: 'webhook_event' as const,
-      ...presentEntry(entry),
-      next_attempt_at: entry.status === 'pending' || entry.status === 'attempting' ? restTimestamp(entry.nextAttemptAt) : null,
-      payload: entry.payload,
-    };
+  async get(teamId: string, webhookId: string, eventId: string): Promise<WebhookEventBody> {
+    return presentEventEntry(await this.find(teamId, webhookId, eventId));
   }
 
-  async attempts(teamId: string, webhookId: string, eventId: string, query: unknown) {
+  async attempts(teamId: string, webhookId: string, eventId: string, query: unknown): Promise<WebhookEventAttemptList> {
     const page = validateLogPage(query, (v) => /^\d{1,18}$/.test(v), 'an attempt id');
     await this.find(teamId, webhookId, eventId);
-    const { items, hasMore } = await this.log.attempts(eventId, page);
-    return { object: 'list' as const, has_more: hasMore, data: items.map(presentAttempt) };
+    return presentAttemptList(await this.log.attempts(eventId, page));
   }
 
   /**
@@ -71,11 +57,11 @@ export class WebhookEventsService {
    * delivered or failed one gets a fresh attempt budget; one being attempted right now is left
    * to that attempt. A disabled webhook's replay waits until the webhook is enabled.
    */
-  async replay(teamId: string, webhookId: string, eventId: string) {
+  async replay(teamId: string, webhookId: string, eventId: string): Promise<WebhookEventReference> {
     this.assertIds(webhookId, eventId);
     await this.assertWebhook(teamId, webhookId);
     if ((await this.log.replay(teamId, webhookId, eventId)) === null) throw eventNotFound();
-    return { object: 'webhook_event' as const, id: eventId };
+    return presentEventReference(eventId);
   }
 
   private async find(teamId: string, webhookId: string, eventId: string): Promise<EventLogEntry> {

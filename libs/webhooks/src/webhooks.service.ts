@@ -3,7 +3,18 @@ import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isUuid, newId } from '@herald/core';
 import { addressAllowList } from './endpoint-address';
 import { EndpointPolicy, validateCreateWebhook, validateUpdateWebhook, validateWebhookListQuery } from './webhook-input.validation';
-import { presentWebhook, presentWebhookSecret, presentWebhookSummary } from './webhook.presenter';
+import {
+  type DeletedWebhook,
+  presentDeletedWebhook,
+  presentWebhook,
+  presentWebhookList,
+  presentWebhookReference,
+  presentWebhookSecret,
+  type WebhookBody,
+  type WebhookList,
+  type WebhookReference,
+  type WebhookSecretBody,
+} from './webhook.presenter';
 import { newSigningSecret, ROTATION_OVERLAP_MS, signingSecrets } from './webhook-secrets';
 import type { Webhook } from './webhook.types';
 import { WebhooksRepository } from './webhooks.repository';
@@ -26,37 +37,36 @@ export class WebhooksService {
     this.policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowed: addressAllowList(config.WEBHOOK_ALLOWED_ADDRESSES) };
   }
 
-  async create(teamId: string, body: unknown) {
+  async create(teamId: string, body: unknown): Promise<WebhookSecretBody> {
     const input = validateCreateWebhook(body, this.policy);
     const webhook = await this.webhooks.create({ id: newId(), teamId, ...input, signingSecret: newSigningSecret() });
     return presentWebhookSecret(webhook);
   }
 
-  async list(teamId: string, query: unknown) {
-    const { items, hasMore } = await this.webhooks.listPage(teamId, validateWebhookListQuery(query));
-    return { object: 'list' as const, has_more: hasMore, data: items.map(presentWebhookSummary) };
+  async list(teamId: string, query: unknown): Promise<WebhookList> {
+    return presentWebhookList(await this.webhooks.listPage(teamId, validateWebhookListQuery(query)));
   }
 
-  async get(teamId: string, id: string) {
+  async get(teamId: string, id: string): Promise<WebhookBody> {
     return presentWebhook(await this.find(teamId, id));
   }
 
-  async update(teamId: string, id: string, body: unknown) {
+  async update(teamId: string, id: string, body: unknown): Promise<WebhookReference> {
     assertId(id);
     const changes = validateUpdateWebhook(body, this.policy);
     const updated = await this.webhooks.update(teamId, id, changes);
     if (!updated) throw notFound();
-    return { object: 'webhook' as const, id };
+    return presentWebhookReference(id);
   }
 
-  async remove(teamId: string, id: string) {
+  async remove(teamId: string, id: string): Promise<DeletedWebhook> {
     assertId(id);
     if (!(await this.webhooks.delete(teamId, id))) throw notFound();
-    return { object: 'webhook' as const, id, deleted: true };
+    return presentDeletedWebhook(id);
   }
 
   /** A new current secret; the one it replaces keeps signing beside it for 24 hours. */
-  async rotateSigningSecret(teamId: string, id: string, now: Date = new Date()) {
+  async rotateSigningSecret(teamId: string, id: string, now: Date = new Date()): Promise<WebhookSecretBody> {
     assertId(id);
     const rotated = await this.webhooks.rotateSecret(teamId, id, newSigningSecret(), new Date(now.getTime() + ROTATION_OVERLAP_MS));
     if (!rotated) throw notFound();

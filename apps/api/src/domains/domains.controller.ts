@@ -1,11 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '@herald/accounts';
 import { DomainsService } from '@herald/domains';
+import { PAGE_LIMIT_MESSAGE } from '@herald/http';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal';
-import { ApiErrorResponses, ApiIdParam, ApiOk, ApiPageQuery } from '../openapi/openapi.decorators';
-import { schemaRef } from '../openapi/schemas';
+import { ApiErrorResponses, ApiIdParam, ApiJsonBody, ApiOk, ApiPageQuery } from '../openapi/openapi.decorators';
+
+const BY_ID = { 404: 'Domain not found', 422: { name: 'invalid_parameter', message: 'The `id` must be a valid UUID.' } } as const;
 
 /** Sending domains. Full-access keys only: ApiKeyGuard refuses sending_access keys here. */
 @ApiTags('domains')
@@ -15,9 +17,9 @@ export class DomainsController {
   constructor(private readonly domains: DomainsService) {}
 
   @ApiOperation({ operationId: 'createDomain', summary: 'Add a sending domain; the answer lists the DNS records to publish' })
-  @ApiBody({ schema: schemaRef('CreateDomainRequest') })
+  @ApiJsonBody('CreateDomainRequest')
   @ApiOk('CreateDomainResponse', 'The new domain and its DNS records.')
-  @ApiErrorResponses(401, 403, 422, 429)
+  @ApiErrorResponses([401, 403, 422, 429], { 422: { name: 'missing_required_field', message: 'Missing `name` field.' } })
   @Post()
   @HttpCode(200)
   create(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
@@ -27,7 +29,7 @@ export class DomainsController {
   @ApiOperation({ operationId: 'listDomains', summary: 'List domains, newest first' })
   @ApiPageQuery('domain', { limitOptional: true })
   @ApiOk('DomainList', 'The domains, without their records.')
-  @ApiErrorResponses(401, 403, 422, 429)
+  @ApiErrorResponses([401, 403, 422, 429], { 422: PAGE_LIMIT_MESSAGE })
   @Get()
   list(@CurrentPrincipal() p: Principal, @Query() query: unknown) {
     return this.domains.list(p.teamId, query);
@@ -36,7 +38,7 @@ export class DomainsController {
   @ApiOperation({ operationId: 'getDomain', summary: 'Retrieve a domain with its DNS records and their status' })
   @ApiIdParam('domain')
   @ApiOk('Domain', 'The domain.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Get(':id')
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.domains.get(p.teamId, id);
@@ -44,9 +46,9 @@ export class DomainsController {
 
   @ApiOperation({ operationId: 'updateDomain', summary: 'Change tracking and TLS settings' })
   @ApiIdParam('domain')
-  @ApiBody({ schema: schemaRef('UpdateDomainRequest') })
+  @ApiJsonBody('UpdateDomainRequest')
   @ApiOk('DomainReference', 'Updated.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Patch(':id')
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
     return this.domains.update(p.teamId, id, body);
@@ -55,7 +57,7 @@ export class DomainsController {
   @ApiOperation({ operationId: 'deleteDomain', summary: 'Delete a domain' })
   @ApiIdParam('domain')
   @ApiOk('DeletedDomain', 'Deleted.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Delete(':id')
   remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.domains.remove(p.teamId, id);
@@ -64,7 +66,7 @@ export class DomainsController {
   @ApiOperation({ operationId: 'verifyDomain', summary: 'Check the DNS records of a domain now' })
   @ApiIdParam('domain')
   @ApiOk('DomainReference', 'The check is queued; the domain is `pending` until it is done.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Post(':id/verify')
   @HttpCode(200)
   verify(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
@@ -82,7 +84,7 @@ export class DomainsController {
   })
   @ApiIdParam('domain')
   @ApiOk('Domain', 'The domain, with the new DKIM record among its records.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Post(':id/dkim/rotate')
   @HttpCode(200)
   rotate(@CurrentPrincipal() p: Principal, @Param('id') id: string) {

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '@herald/accounts';
 import { EmailsService, parseBatchValidationMode, SendService } from '@herald/emails';
+import { PAGE_LIMIT_MESSAGE } from '@herald/http';
 import { validateIdempotencyKey } from '@herald/idempotency';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal, SendingEndpoint, senderOf } from '../auth/principal';
@@ -10,10 +11,12 @@ import {
   ApiErrorResponses,
   ApiIdempotencyKeyHeader,
   ApiIdParam,
+  ApiJsonBody,
   ApiOk,
   ApiPageQuery,
 } from '../openapi/openapi.decorators';
-import { schemaRef } from '../openapi/schemas';
+
+const BY_ID = { 404: 'Email not found', 422: { name: 'invalid_parameter', message: 'The `id` must be a valid UUID.' } } as const;
 
 @ApiTags('emails')
 @UseGuards(ApiKeyGuard)
@@ -26,9 +29,9 @@ export class EmailsController {
 
   @ApiOperation({ operationId: 'sendEmail', summary: 'Send an email' })
   @ApiIdempotencyKeyHeader()
-  @ApiBody({ schema: schemaRef('SendEmailRequest') })
+  @ApiJsonBody('SendEmailRequest')
   @ApiOk('SendEmailResponse', 'Accepted for delivery (or scheduled); the id of the email.')
-  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429, 503)
+  @ApiErrorResponses([400, 401, 403, 409, 413, 422, 429, 503])
   @Post()
   @HttpCode(200)
   @SendingEndpoint()
@@ -40,9 +43,9 @@ export class EmailsController {
   @ApiOperation({ operationId: 'sendBatchEmails', summary: 'Send a batch of emails in one request' })
   @ApiIdempotencyKeyHeader()
   @ApiBatchValidationHeader()
-  @ApiBody({ schema: schemaRef('SendBatchRequest') })
+  @ApiJsonBody('SendBatchRequest')
   @ApiOk('SendBatchResponse', 'The ids of the accepted emails, in input order.')
-  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429, 503)
+  @ApiErrorResponses([400, 401, 403, 409, 413, 422, 429, 503], { 422: 'The request body must be an array of emails.' })
   @Post('batch')
   @HttpCode(200)
   @SendingEndpoint()
@@ -60,7 +63,7 @@ export class EmailsController {
   @ApiOperation({ operationId: 'listEmails', summary: 'List emails, newest first' })
   @ApiPageQuery('email')
   @ApiOk('EmailList', 'A page of emails.')
-  @ApiErrorResponses(401, 403, 422, 429)
+  @ApiErrorResponses([401, 403, 422, 429], { 422: PAGE_LIMIT_MESSAGE })
   @Get()
   list(@CurrentPrincipal() p: Principal, @Query() query: unknown) {
     return this.emails.list(p.teamId, query);
@@ -69,7 +72,7 @@ export class EmailsController {
   @ApiOperation({ operationId: 'getEmail', summary: 'Retrieve an email' })
   @ApiIdParam('email')
   @ApiOk('Email', 'The email.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Get(':id')
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.emails.get(p.teamId, id);
@@ -77,9 +80,9 @@ export class EmailsController {
 
   @ApiOperation({ operationId: 'updateEmail', summary: 'Reschedule a scheduled email' })
   @ApiIdParam('email')
-  @ApiBody({ schema: schemaRef('UpdateEmailRequest') })
+  @ApiJsonBody('UpdateEmailRequest')
   @ApiOk('EmailReference', 'Rescheduled.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Patch(':id')
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
     return this.emails.reschedule(p.teamId, id, body);
@@ -88,7 +91,7 @@ export class EmailsController {
   @ApiOperation({ operationId: 'cancelEmail', summary: 'Cancel a scheduled email' })
   @ApiIdParam('email')
   @ApiOk('EmailReference', 'Canceled.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Post(':id/cancel')
   @HttpCode(200)
   cancel(@CurrentPrincipal() p: Principal, @Param('id') id: string) {

@@ -3,8 +3,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { API_KEY_PREFIX } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
-import { domainComponentSchemas } from './domains.schemas';
-import { RESPONSE_HEADERS } from './openapi.decorators';
+import { sendLimitsOf } from '@herald/emails';
+import { RESPONSE_HEADERS, withDeploymentExamples } from './error-responses';
 import { componentSchemas, schemaRef } from './schemas';
 
 /** The path /openapi.json is served at; the document describes it too. */
@@ -40,19 +40,11 @@ export function buildOpenApiDocument(app: INestApplication, config: HeraldConfig
   const base = builder.build();
   base.components = {
     ...base.components,
-    schemas: {
-      ...componentSchemas({
-        maxRecipients: config.MAX_RECIPIENTS,
-        maxEmailBytes: config.MAX_EMAIL_BYTES,
-        maxBatchSize: config.MAX_BATCH_SIZE,
-        maxScheduleDays: config.MAX_SCHEDULE_DAYS,
-      }),
-      ...domainComponentSchemas(config.HERALD_REGIONS),
-    },
+    schemas: componentSchemas({ limits: sendLimitsOf(config), regions: config.HERALD_REGIONS }),
     headers: RESPONSE_HEADERS,
   };
   const document = SwaggerModule.createDocument(app, base);
-  return describeOperatorRoutes(document);
+  return withDeploymentExamples(describeOperatorRoutes(document), config);
 }
 
 function description(config: HeraldConfig): string {
@@ -94,7 +86,7 @@ const OPERATOR_ROUTES: Record<string, OperationObject> = {
     responses: {
       200: {
         description: 'The process is up.',
-        content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } } },
+        content: { 'application/json': { schema: schemaRef('Liveness') } },
       },
     },
   }),

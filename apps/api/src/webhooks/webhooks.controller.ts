@@ -1,11 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '@herald/accounts';
+import { PAGE_LIMIT_MESSAGE } from '@herald/http';
 import { WebhookEventsService, WebhooksService } from '@herald/webhooks';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal';
-import { ApiErrorResponses, ApiIdParam, ApiPageQuery } from '../openapi/openapi.decorators';
-import { ApiWebhookBody, ApiWebhookEventParam, ApiWebhookLogPageQuery, ApiWebhookOk } from '../openapi/webhooks.schemas';
+import {
+  ApiErrorResponses,
+  ApiIdParam,
+  ApiJsonBody,
+  ApiOk,
+  ApiPageQuery,
+  ApiWebhookEventParam,
+  ApiWebhookLogPageQuery,
+} from '../openapi/openapi.decorators';
+
+const BY_ID = { 404: 'Webhook not found', 422: { name: 'invalid_parameter', message: 'The `id` must be a valid UUID.' } } as const;
 
 /** Webhook endpoints. Full-access keys only: ApiKeyGuard refuses sending_access keys here. */
 @ApiTags('webhooks')
@@ -18,9 +28,9 @@ export class WebhooksController {
   ) {}
 
   @ApiOperation({ operationId: 'createWebhook', summary: 'Add a webhook endpoint; the answer carries its signing secret' })
-  @ApiWebhookBody('CreateWebhookRequest')
-  @ApiWebhookOk('WebhookSecret', 'The new webhook and its signing secret.')
-  @ApiErrorResponses(401, 403, 422, 429)
+  @ApiJsonBody('CreateWebhookRequest')
+  @ApiOk('WebhookSecret', 'The new webhook and its signing secret.')
+  @ApiErrorResponses([401, 403, 422, 429], { 422: { name: 'missing_required_field', message: 'Missing `endpoint` field.' } })
   @Post()
   @HttpCode(200)
   create(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
@@ -29,8 +39,8 @@ export class WebhooksController {
 
   @ApiOperation({ operationId: 'listWebhooks', summary: 'List webhooks, newest first' })
   @ApiPageQuery('webhook')
-  @ApiWebhookOk('WebhookList', 'The webhooks, without their secrets.')
-  @ApiErrorResponses(401, 403, 422, 429)
+  @ApiOk('WebhookList', 'The webhooks, without their secrets.')
+  @ApiErrorResponses([401, 403, 422, 429], { 422: PAGE_LIMIT_MESSAGE })
   @Get()
   list(@CurrentPrincipal() p: Principal, @Query() query: unknown) {
     return this.webhooks.list(p.teamId, query);
@@ -38,8 +48,8 @@ export class WebhooksController {
 
   @ApiOperation({ operationId: 'getWebhook', summary: 'Retrieve a webhook with its signing secret' })
   @ApiIdParam('webhook')
-  @ApiWebhookOk('Webhook', 'The webhook.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiOk('Webhook', 'The webhook.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Get(':id')
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.webhooks.get(p.teamId, id);
@@ -47,9 +57,9 @@ export class WebhooksController {
 
   @ApiOperation({ operationId: 'updateWebhook', summary: 'Change the endpoint, the events or the status' })
   @ApiIdParam('webhook')
-  @ApiWebhookBody('UpdateWebhookRequest')
-  @ApiWebhookOk('WebhookReference', 'Updated.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiJsonBody('UpdateWebhookRequest')
+  @ApiOk('WebhookReference', 'Updated.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Patch(':id')
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
     return this.webhooks.update(p.teamId, id, body);
@@ -57,8 +67,8 @@ export class WebhooksController {
 
   @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook' })
   @ApiIdParam('webhook')
-  @ApiWebhookOk('DeletedWebhook', 'Deleted.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiOk('DeletedWebhook', 'Deleted.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Delete(':id')
   remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.webhooks.remove(p.teamId, id);
@@ -70,8 +80,8 @@ export class WebhooksController {
     description: 'Answers the new secret. Deliveries are signed with the old secret too for 24 hours, so receivers can switch without losing events.',
   })
   @ApiIdParam('webhook')
-  @ApiWebhookOk('WebhookSecret', 'The new signing secret.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiOk('WebhookSecret', 'The new signing secret.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Post(':id/signing-secret/rotate')
   @HttpCode(200)
   rotate(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
@@ -81,8 +91,8 @@ export class WebhooksController {
   @ApiOperation({ operationId: 'listWebhookEvents', summary: "The webhook's event log (one entry per message), newest first" })
   @ApiIdParam('webhook')
   @ApiWebhookLogPageQuery('event id')
-  @ApiWebhookOk('WebhookEventList', 'The events.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiOk('WebhookEventList', 'The events.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Get(':id/events')
   listEvents(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: unknown) {
     return this.events.list(p.teamId, id, query);
@@ -91,8 +101,8 @@ export class WebhooksController {
   @ApiOperation({ operationId: 'getWebhookEvent', summary: 'Retrieve an event of the log with its payload' })
   @ApiIdParam('webhook')
   @ApiWebhookEventParam()
-  @ApiWebhookOk('WebhookEvent', 'The event.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiOk('WebhookEvent', 'The event.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Get(':id/events/:eventId')
   getEvent(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('eventId') eventId: string) {
     return this.events.get(p.teamId, id, eventId);
@@ -107,8 +117,8 @@ export class WebhooksController {
   })
   @ApiIdParam('webhook')
   @ApiWebhookEventParam()
-  @ApiWebhookOk('WebhookEventReference', 'Queued.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiOk('WebhookEventReference', 'Queued.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Post(':id/events/:eventId/replay')
   @HttpCode(200)
   replayEvent(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('eventId') eventId: string) {
@@ -119,8 +129,8 @@ export class WebhooksController {
   @ApiIdParam('webhook')
   @ApiWebhookEventParam()
   @ApiWebhookLogPageQuery('attempt id')
-  @ApiWebhookOk('WebhookEventAttemptList', 'The attempts.')
-  @ApiErrorResponses(401, 403, 404, 422, 429)
+  @ApiOk('WebhookEventAttemptList', 'The attempts.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
   @Get(':id/events/:eventId/attempts')
   listAttempts(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('eventId') eventId: string, @Query() query: unknown) {
     return this.events.attempts(p.teamId, id, eventId, query);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HeraldError } from '@herald/core';
 import { contentTypeFor, DEFAULT_CONTENT_TYPE } from './content-type.table';
 import { accept, reject, type NormalizedAttachment, type Validated } from './validation.types';
-import { isAbsent, isPlainObject, mustBe, typeError } from '@herald/http';
+import { documentedAs, isAbsent, isPlainObject, mustBe, typeError } from '@herald/http';
 import { fromZod, relay } from './validated.zod';
 
 /*
@@ -21,9 +21,15 @@ const CONTENT_ID = /^[\x21-\x3b\x3d\x3f-\x7e]+$/;
 const invalid = (field: string, detail: string): Validated<never> =>
   reject(new HeraldError('invalid_attachment', `Invalid \`${field}\` field. ${detail}`));
 
+const BYTES = z.array(z.int().min(0).max(255));
+/** What `content` may be, for the document; decodeContent checks it with Resend's messages. */
+const CONTENT_FORMS = z
+  .union([z.string().meta({ contentEncoding: 'base64' }), BYTES, z.object({ type: z.literal('Buffer'), data: BYTES })])
+  .meta({ description: 'The file: a base64 string, an array of bytes, or a JSON-serialized Node.js Buffer.' });
+
 /** `attachments`: absent or null → []; otherwise an array of attachment objects. */
 export const attachmentsSchema = z
-  .array(z.unknown(), { error: typeError('an array of attachment objects') })
+  .array(documentedAs(z.unknown(), attachmentShape('attachments[]')), { error: typeError('an array of attachment objects') })
   .nullish()
   .transform((items, ctx) => (items ?? []).map((item, i) => relay(ctx, normalizeAttachment(item, `attachments[${i}]`))));
 
@@ -57,18 +63,17 @@ function normalizeAttachment(item: unknown, field: string): Validated<Normalized
 function attachmentShape(field: string) {
   const text = (name: string) => z.string({ error: mustBe(`${field}.${name}`, 'a `string`') }).nullish();
   const rule = (name: string, detail: string) => `Invalid \`${field}.${name}\` field. ${detail}`;
-  return z.object(
+  return z
+    .object(
     {
-      content: z.unknown().optional(),
-      filename: text('filename').refine(
-        (v) => !v || !CONTROL.test(v),
-        rule('filename', 'It must not contain control characters.'),
-      ),
-      path: text('path'),
-      content_type: text('content_type').refine(
-        (v) => !v || MIME_TYPE.test(v.trim()),
-        rule('content_type', 'It must be a MIME type such as `application/pdf`.'),
-      ),
+      content: documentedAs(z.unknown().optional(), CONTENT_FORMS),
+      filename: text('filename')
+        .refine((v) => !v || !CONTROL.test(v), rule('filename', 'It must not contain control characters.'))
+        .meta({ example: 'invoice.pdf' }),
+      path: text('path').meta({ format: 'uri', description: 'An http(s) URL Herald fetches the file from.' }),
+      content_type: text('content_type')
+        .refine((v) => !v || MIME_TYPE.test(v.trim()), rule('content_type', 'It must be a MIME type such as `application/pdf`.'))
+        .meta({ description: 'Guessed from the filename when absent.', example: 'application/pdf' }),
       content_id: text('content_id')
         .refine(
           (v) => !v || v.length <= MAX_CONTENT_ID,
@@ -77,10 +82,12 @@ function attachmentShape(field: string) {
         .refine(
           (v) => !v || CONTENT_ID.test(v),
           rule('content_id', 'It must not contain spaces, angle brackets, control or non-ASCII characters.'),
-        ),
+        )
+        .meta({ maxLength: MAX_CONTENT_ID, description: 'Makes the attachment inline, referenced as `cid:<content_id>`.' }),
     },
     { error: mustBe(field, 'an object with a `content` or `path`') },
-  );
+    )
+    .meta({ description: 'Exactly one of `content` and `path`.' });
 }
 
 function guessContentType(filename: string | null, path: string | null): string | null {

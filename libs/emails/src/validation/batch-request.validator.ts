@@ -1,8 +1,13 @@
-import { HeraldError } from '@herald/core';
+import { z } from 'zod';
+import { batchRequestSchema } from './send-request.schema';
 import { validateEmail } from './send-request.validator';
 import { accept, reject, type NormalizedEmail, type SendLimits, type Validated } from './validation.types';
+import { HeraldError } from '@herald/core';
+import { fromZod } from './validated.zod';
 
 export type BatchValidationMode = 'strict' | 'permissive';
+
+const envelopes = new WeakMap<SendLimits, ReturnType<typeof batchRequestSchema<z.ZodUnknown>>>();
 
 /**
  * POST /emails/batch. Only the envelope (an array of 1..maxBatchSize emails) fails the whole
@@ -14,12 +19,11 @@ export function validateBatchRequest(
   limits: SendLimits,
   now: Date = new Date(),
 ): Validated<{ results: Validated<NormalizedEmail>[] }> {
-  if (!Array.isArray(body)) return invalid('The request body must be an array of emails.');
-  if (body.length === 0) return invalid('The request body must contain at least one email.');
-  if (body.length > limits.maxBatchSize) {
-    return invalid(`The request body must not contain more than ${limits.maxBatchSize} emails (it has ${body.length}).`);
-  }
-  return accept({ results: body.map((item: unknown) => validateEmail(item, limits, now, 'batch')) });
+  let envelope = envelopes.get(limits);
+  if (!envelope) envelopes.set(limits, (envelope = batchRequestSchema(limits, z.unknown())));
+  const items = fromZod(envelope.safeParse(body));
+  if (!items.ok) return items;
+  return accept({ results: items.value.map((item: unknown) => validateEmail(item, limits, now, 'batch')) });
 }
 
 /**

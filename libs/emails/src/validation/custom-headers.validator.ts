@@ -43,6 +43,10 @@ export const headersSchema = z
     }),
     { error: 'The `headers` field must be an object of header names to `string` values.' },
   )
+  .meta({
+    description: 'Custom MIME headers, name to single-line value. Addressing, MIME and signature headers are set by Herald and refused here.',
+    example: { 'X-Entity-Ref-ID': '123456789' },
+  })
   .nullish()
   .transform((headers, ctx) => {
     if (!headers) return null;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonBody, pageQuerySchema, type PageRequest, required } from '@herald/http';
+import { documentedAs, jsonBody, pageQuerySchema, type PageRequest, required } from '@herald/http';
 import { parseScheduledAt } from './scheduled-at.parser';
 import { accept, type SendLimits, type Validated } from './validation.types';
 import { fromZod, relay } from './validated.zod';
@@ -9,11 +9,13 @@ export const updateEmailBody = (limits: SendLimits, now: Date) =>
   jsonBody(
     z.object({
       scheduled_at: required(
-        z.unknown().transform((value, ctx) => relay(ctx, parseScheduledAt(value, now, limits.maxScheduleDays))),
+        documentedAs(z.unknown(), z.string())
+          .meta({ description: 'The new time, in the forms `scheduled_at` accepts on send.', example: 'in 2 hours' })
+          .transform((value, ctx) => relay(ctx, parseScheduledAt(value, now, limits.maxScheduleDays))),
         'Missing `scheduled_at` field.',
       ),
     }),
-  );
+  ).meta({ example: { scheduled_at: 'in 2 hours' } });
 
 export function validateUpdateEmailRequest(
   body: unknown,

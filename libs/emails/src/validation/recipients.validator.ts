@@ -10,29 +10,36 @@ export interface AddressList {
 }
 
 /** `from`: one mailbox in either form; anything else is Resend's `invalid_from_address`. */
-export const fromSchema = z.string({ error: typeError('a `string`') }).transform((value, ctx) => {
-  const parsed = parseAddress(value);
-  if (!parsed) return fail(ctx, invalidAddress('from'), 'invalid_from_address');
-  return { given: value.trim(), address: parsed.address, domain: addressDomain(parsed.address) };
-});
+export const fromSchema = z
+  .string({ error: typeError('a `string`') })
+  .meta({ description: 'The sender: `email@example.com` or `Name <email@example.com>`.', example: 'Acme <onboarding@example.com>' })
+  .transform((value, ctx) => {
+    const parsed = parseAddress(value);
+    if (!parsed) return fail(ctx, invalidAddress('from'), 'invalid_from_address');
+    return { given: value.trim(), address: parsed.address, domain: addressDomain(parsed.address) };
+  });
 
-/** `to`/`cc`/`bcc`/`reply_to`: a string or an array of strings, each one mailbox. */
-export const addressListSchema = (field: string) =>
-  z
-    .union([z.string(), z.array(z.string())], { error: mustBe(field, 'a `string` or an array of strings') })
-    .nullish()
-    .transform((value, ctx): AddressList => {
-      const given = (value === null || value === undefined ? [] : typeof value === 'string' ? [value] : value).map((v) =>
-        v.trim(),
-      );
-      const addresses: string[] = [];
-      for (const entry of given) {
-        const parsed = parseAddress(entry);
-        if (!parsed) return fail(ctx, invalidAddress(field));
-        addresses.push(parsed.address);
-      }
-      return { given, addresses };
-    });
+/**
+ * `to`/`cc`/`bcc`/`reply_to`: a string or an array of strings, each one mailbox. The counts
+ * (`max`, and at least one `to`) are checked on the raw body first (recipientCountProblem), with
+ * Resend's messages; the schema states them too. A required list (`to`) is checked present first.
+ */
+export const addressListSchema = (field: string, max: number, { required = false } = {}) => {
+  const list = z.union([z.string().meta({ example: 'jane@example.com' }), z.array(z.string()).min(required ? 1 : 0).max(max)], {
+    error: mustBe(field, 'a `string` or an array of strings'),
+  });
+  const input: z.ZodType<string | string[] | null | undefined> = required ? list : list.nullish();
+  return input.transform((value, ctx): AddressList => {
+    const given = (value === null || value === undefined ? [] : typeof value === 'string' ? [value] : value).map((v) => v.trim());
+    const addresses: string[] = [];
+    for (const entry of given) {
+      const parsed = parseAddress(entry);
+      if (!parsed) return fail(ctx, invalidAddress(field));
+      addresses.push(parsed.address);
+    }
+    return { given, addresses };
+  });
+};
 
 /**
  * The problem with the recipient counts, if any. It reads the raw fields, before any address is

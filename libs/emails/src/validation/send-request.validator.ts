@@ -1,74 +1,27 @@
 import { z } from 'zod';
 import { HeraldError } from '@herald/core';
-import { attachmentsSchema } from './attachments.validator';
-import { headersSchema } from './custom-headers.validator';
-import { addressListSchema, fromSchema, recipientCountProblem, uniqueRecipients } from './recipients.validator';
+import { uniqueRecipients } from './recipients.validator';
 import { parseScheduledAt } from './scheduled-at.parser';
-import { tagsSchema } from './tags.validator';
-import { accept, reject, type NormalizedEmail, type SendLimits, type Validated } from './validation.types';
-import { isAbsent, isPlainObject, typeError } from '@herald/http';
+import { sendEmailSchema, type SendContext } from './send-request.schema';
+import { accept, reject, type NormalizedAttachment, type NormalizedEmail, type SendLimits, type Validated } from './validation.types';
+import { isAbsent } from '@herald/http';
 import { fromZod } from './validated.zod';
 
 /*
- * One email of POST /emails or POST /emails/batch, checked in the order a client fixes things:
- * body shape, unsupported features, missing fields, recipient counts (before parsing a list
- * that is too long anyway), each field's type and syntax in the order Resend's docs list them,
- * then the schedule and the total size.
- * Unknown fields are ignored, as Resend does (`react` is rendered by the Node SDK; `region` is
- * declared by its types but never sent).
+ * One email of POST /emails or POST /emails/batch: the fields as sendEmailSchema parses them
+ * (./send-request.schema, which /openapi.json is generated from), then the schedule and the total
+ * size, which depend on the clock and on every field at once.
  */
 
-const REQUIRED = ['from', 'to', 'subject'] as const;
-/** Accepted by Resend but not built yet; ignoring them would send something else than asked. */
-const NOT_SUPPORTED = ['template', 'topic_id'] as const;
-
-const text = z.string({ error: typeError('a `string`') }).nullish();
-
-const fieldsSchema = z.object({
-  from: fromSchema,
-  to: addressListSchema('to'),
-  cc: addressListSchema('cc'),
-  bcc: addressListSchema('bcc'),
-  reply_to: addressListSchema('reply_to'),
-  // A line break would end the Subject header (injection). Folded into spaces rather than refused:
-  // a pasted subject with a stray newline is otherwise harmless, and Resend documents no error.
-  subject: z.string({ error: typeError('a `string`') }).transform((s) => s.replace(/[\r\n]+/g, ' ')),
-  html: text,
-  text,
-  headers: headersSchema,
-  attachments: attachmentsSchema,
-  tags: tagsSchema,
-  scheduled_at: z.unknown().optional(),
-});
-
-type Fields = z.output<typeof fieldsSchema>;
+type Fields = z.output<ReturnType<typeof sendEmailSchema>>;
 
 export function validateSendRequest(body: unknown, limits: SendLimits, now: Date = new Date()): Validated<NormalizedEmail> {
   return validateEmail(body, limits, now, 'email');
 }
 
 /** Shared with the batch validator, which forbids attachments per item. */
-export function validateEmail(
-  body: unknown,
-  limits: SendLimits,
-  now: Date,
-  context: 'email' | 'batch',
-): Validated<NormalizedEmail> {
-  if (!isPlainObject(body)) return invalid('The request body must be a JSON object.');
-  const unsupported = NOT_SUPPORTED.find((field) => !isAbsent(body[field]));
-  if (unsupported) return invalid(`The \`${unsupported}\` field is not supported yet.`);
-  const missing = REQUIRED.filter((field) => isAbsent(body[field]));
-  if (missing.length > 0) return reject(new HeraldError('missing_required_field', missingMessage(missing)));
-  // `text: ""` alone is no content: it exists only to opt out of the text derived from `html`.
-  if (isBlank(body['html']) && isBlank(body['text'])) {
-    return reject(new HeraldError('missing_required_field', 'Missing `html` or `text` field.'));
-  }
-  if (context === 'batch' && hasAttachments(body['attachments'])) {
-    return invalid('Invalid `attachments` field. Attachments are not supported in batch emails.');
-  }
-  const countProblem = recipientCountProblem(body, limits.maxRecipients);
-  if (countProblem) return invalid(countProblem);
-  const fields = fromZod(fieldsSchema.safeParse(body));
+export function validateEmail(body: unknown, limits: SendLimits, now: Date, context: SendContext): Validated<NormalizedEmail> {
+  const fields = fromZod(sendEmailSchema(limits, context).safeParse(body));
   return fields.ok ? assemble(fields.value, limits, now) : fields;
 }
 
@@ -90,7 +43,8 @@ function assemble(fields: Fields, limits: SendLimits, now: Date): Validated<Norm
     html: fields.html || null,
     text: fields.text ?? null,
     headers: fields.headers,
-    attachments: fields.attachments,
+    // A batch email has none: its schema has no `attachments` field.
+    attachments: (fields as { attachments?: NormalizedAttachment[] }).attachments ?? [],
     tags: fields.tags,
     scheduledAt: scheduled.value,
     recipients: uniqueRecipients(fields),
@@ -114,20 +68,9 @@ function messageSize(email: NormalizedEmail): number {
   return textBytes + email.attachments.reduce((sum, a) => sum + Math.ceil(a.size / 3) * 4, 0);
 }
 
-function missingMessage(fields: readonly string[]): string {
-  const names = fields.map((f) => `\`${f}\``);
-  if (names.length === 1) return `Missing ${names[0]} field.`;
-  return `Missing ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} fields.`;
-}
-
 const megabytes = (bytes: number): string => {
   const mb = bytes / (1024 * 1024);
   return Number.isInteger(mb) ? `${mb} MB` : `${mb.toFixed(1)} MB`;
 };
-
-const isBlank = (value: unknown): boolean => isAbsent(value) || value === '';
-
-// An empty list asks for nothing, so batch clients that always send the key are not refused.
-const hasAttachments = (value: unknown): boolean => (Array.isArray(value) ? value.length > 0 : !isAbsent(value));
 
 const invalid = (message: string): Validated<never> => reject(new HeraldError('validation_error', message));
