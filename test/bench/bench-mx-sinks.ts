@@ -1,4 +1,4 @@
-// The delivery bench's recipient MX hosts, in their own process (forked by delivery-bench.ts with
+// The delivery bench's recipient MX hosts, in their own process (forked by delivery-sinks.ts with
 // an IPC channel) so that their CPU is measured apart from Herald's and the bench's. One MxSink
 // (smtp-server, STARTTLS offered) per loopback address of BENCH_SINK_HOSTS, all on
 // BENCH_SINK_PORT (Herald's DELIVERY_PORT). It keeps no message bodies: every 20 ms it takes the

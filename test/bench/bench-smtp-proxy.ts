@@ -1,4 +1,4 @@
-// The SMTP bench's submission shim (smtp-bench.ts forks it; SMTP.md says why it exists). Postfix's
+// The SMTP bench's submission shim (smtp-processes.ts forks it; SMTP.md says why it exists). Postfix's
 // smtp-source speaks plain SMTP only: no STARTTLS, no AUTH. Herald's relay takes mail only over TLS
 // from an authenticated client, as a submission service must. For each connection of smtp-source
 // the shim opens a connection to the upstream server, does what a submission client does first

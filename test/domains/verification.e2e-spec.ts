@@ -1,139 +1,35 @@
-import { Resolver } from 'node:dns/promises';
-import { Injectable, INestApplicationContext, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { authenticate, DNSResolver } from 'mailauth';
-import { dkimSign } from 'mailauth/lib/dkim/sign';
-import { DataSource } from 'typeorm';
-import { AccountsModule, TeamsService } from '@herald/accounts';
-import { ConfigModule, HeraldConfig } from '@herald/config';
 import { newId } from '@herald/core';
-import { DatabaseModule } from '@herald/database';
 import {
   buildDnsRecords,
   carryVerification,
-  decryptPrivateKey,
   dkimEncryptionKey,
-  Domain,
   DomainRecord,
-  DomainsRepository,
   encryptPrivateKey,
   generateDkimKey,
   newSelector,
-  NewDkimKey,
-  DomainStatusListener,
-  DomainVerificationModule,
-  DomainVerifier,
-  recordHost,
   VerificationScheduler,
 } from '@herald/domains';
-import { isolatedConfig, IsolatedConfig, TestDnsServer, uniqueSuffix } from '@herald/testing';
+import { startVerificationWorld, type VerificationWorld } from '../support/verification-world';
 
-@Injectable()
-class RecordingListener implements DomainStatusListener {
-  readonly changes: { name: string; status: string }[] = [];
-  readonly dkimChecks: string[] = [];
-  statusChanged(domain: Domain): void {
-    this.changes.push({ name: domain.name, status: domain.status });
-  }
-  dkimKeysChecked(domainId: string): void {
-    this.dkimChecks.push(domainId);
-  }
-}
-
-@Module({ providers: [RecordingListener], exports: [RecordingListener] })
-class ListenerModule {}
-
-/** Domain verification against a local authoritative DNS server, and mailauth as the independent judge. */
+/** Domain verification against a local authoritative DNS server (dkim-alignment.e2e-spec.ts has mailauth's judgement). */
 describe('domain verification (local DNS)', () => {
-  let dns: TestDnsServer;
-  let isolated: IsolatedConfig;
-  let config: HeraldConfig;
-  let app: INestApplicationContext;
-  let verifier: DomainVerifier;
-  let domains: DomainsRepository;
-  let listener: RecordingListener;
+  let world: VerificationWorld;
+  let dns: VerificationWorld['dns'];
+  let config: VerificationWorld['config'];
+  let app: VerificationWorld['app'];
+  let verifier: VerificationWorld['verifier'];
+  let domains: VerificationWorld['domains'];
+  let listener: VerificationWorld['listener'];
   let teamId: string;
+  const addDomain = () => world.addDomain();
+  const publish: VerificationWorld['publish'] = (domain, records) => world.publish(domain, records);
 
   beforeAll(async () => {
-    dns = await TestDnsServer.start();
-    isolated = await isolatedConfig({
-      DNS_SERVERS: dns.address(),
-      DNS_TIMEOUT_MS: '300',
-      MAIL_DOMAIN: 'herald.test',
-      REGION_SPF: 'us-east-1=ip4:127.0.0.1',
-      DOMAIN_RECHECK_INTERVAL_MS: '3600000',
-    });
-    config = isolated.config;
-    @Module({
-      imports: [
-        ConfigModule.forRoot(config),
-        DatabaseModule,
-        AccountsModule,
-        DomainVerificationModule.forRoot({ imports: [ListenerModule], listener: RecordingListener }),
-      ],
-    })
-    class TestModule {}
-    VerificationScheduler.pollIntervalMs = 3_600_000; // passes are run by hand below
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
-    verifier = app.get(DomainVerifier);
-    domains = new DomainsRepository(app.get(DataSource));
-    listener = app.get(RecordingListener);
-    teamId = (await app.get(TeamsService).create({ name: 'Acme' })).id;
+    world = await startVerificationWorld();
+    ({ dns, config, app, verifier, domains, listener, teamId } = world);
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await isolated?.cleanup();
-    await dns?.close();
-  });
-
-  /** A domain as the domains service makes it: RSA and Ed25519 keys, records from the builder. */
-  async function addDomain(): Promise<Domain> {
-    const id = newId();
-    const encryptionKey = dkimEncryptionKey(config);
-    const keys: NewDkimKey[] = [];
-    for (const algorithm of ['rsa-sha256', 'ed25519-sha256'] as const) {
-      const key = await generateDkimKey(algorithm);
-      keys.push({
-        id: newId(),
-        domainId: id,
-        selector: newSelector(algorithm, keys.map((k) => k.selector)),
-        algorithm,
-        publicKey: key.publicKey,
-        privateKeyEncrypted: encryptPrivateKey(key.privateKey, encryptionKey),
-        state: 'active',
-      });
-    }
-    const settings = { region: 'us-east-1', customReturnPath: 'send', openTracking: false, clickTracking: false, trackingSubdomain: 'links', tls: 'opportunistic' as const };
-    const name = `acme-${uniqueSuffix()}.test`;
-    const records = buildDnsRecords(config, settings, keys);
-    const domain = await domains.create({ id, teamId, name, ...settings, records }, keys);
-    await domains.requestVerification(teamId, id, new Date());
-    return domain;
-  }
-
-  /** Publishes the domain's records as the customer would. */
-  function publish(domain: Domain, records: DomainRecord[] = domain.records): void {
-    const byHostAndType = new Map<string, DomainRecord[]>();
-    for (const r of records) {
-      const key = `${recordHost(r, domain.name)}|${r.type}`;
-      byHostAndType.set(key, [...(byHostAndType.get(key) ?? []), r]);
-    }
-    for (const [key, rs] of byHostAndType) {
-      const [host, type] = key.split('|');
-      if (type === 'TXT') dns.set(host, 'TXT', rs.map((r) => r.value));
-      if (type === 'MX') dns.set(host, 'MX', rs.map((r) => ({ exchange: r.value, priority: r.priority ?? 10 })));
-      if (type === 'CNAME') dns.set(host, 'CNAME', rs.map((r) => r.value));
-    }
-  }
-
-  /** mailauth asks its resolver for MX and A records too, whatever its typing says. */
-  const localResolver = (): DNSResolver =>
-    ((name: string, rr: string) => {
-      const resolver = new Resolver({ timeout: 500, tries: 1 });
-      resolver.setServers([dns.address()]);
-      return resolver.resolve(name, rr);
-    }) as DNSResolver;
+  afterAll(() => world?.close());
 
   const byPurpose = (records: DomainRecord[], purpose: string, type: string) => records.filter((r) => r.record === purpose && r.type === type);
 
@@ -298,53 +194,5 @@ describe('domain verification (local DNS)', () => {
     expect(await scheduler.runOnce()).toBe(0);
     await domains.requestVerification(teamId, domain.id, new Date());
     expect(await scheduler.runOnce()).toBe(1);
-  });
-
-  it('signs mail that mailauth finds DKIM (RSA and Ed25519), SPF and DMARC aligned against that DNS', async () => {
-    const domain = await addDomain();
-    publish(domain);
-    expect((await verifier.verify(domain.id)).status).toBe('verified');
-
-    const encryptionKey = dkimEncryptionKey(config);
-    const keys = await domains.keys(domain.id);
-    const message = [
-      `From: Acme <hello@${domain.name}>`,
-      'To: someone@example.net',
-      'Subject: Signed by Herald',
-      `Message-ID: <${newId()}@${domain.name}>`,
-      `Date: ${new Date().toUTCString()}`,
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      'Hello from a verified domain.',
-      '',
-    ].join('\r\n');
-    // Both keys sign (RFC 8463: mail carries the RSA and the Ed25519 signature).
-    const signed = await dkimSign(message, {
-      canonicalization: 'relaxed/relaxed',
-      signatureData: keys.map((key) => ({
-        signingDomain: domain.name,
-        selector: key.selector,
-        privateKey: decryptPrivateKey(key.privateKeyEncrypted, encryptionKey),
-        algorithm: key.algorithm,
-      })),
-    } as unknown as Parameters<typeof dkimSign>[1]); // its typings require a top-level signature; signatureData is the documented list
-    expect(signed.errors).toEqual([]);
-
-    const result = await authenticate(signed.signatures + message, {
-      ip: '127.0.0.1',
-      helo: 'mta.herald.test',
-      sender: `bounces+abc@send.${domain.name}`,
-      mta: 'mx.example.net',
-      disableArc: true,
-      disableBimi: true,
-      resolver: localResolver(),
-    });
-    expect(result.dkim.results.map((r) => [r.signingDomain, r.status.result])).toEqual([
-      [domain.name, 'pass'],
-      [domain.name, 'pass'],
-    ]);
-    expect(result.spf && result.spf.status.result).toBe('pass');
-    expect(result.dmarc && result.dmarc.status.result).toBe('pass');
   });
 });

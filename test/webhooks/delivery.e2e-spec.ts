@@ -1,109 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import { INestApplicationContext } from '@nestjs/common';
 import { jetstream } from '@nats-io/jetstream';
-import { connect, NatsConnection } from '@nats-io/transport-node';
-import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { Webhook as SvixWebhook } from 'svix';
-import { DataSource } from 'typeorm';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { DataSource } from 'typeorm';
 import { eventSubject } from '@herald/bus';
-import { startWebhooks } from '../../apps/webhooks/src/webhooks.app';
-import { startTestApi, TestApi, TestTeam } from '../support/api-harness';
-import { ReceivedDelivery, verifySignature, WebhookReceiver } from './webhook-receiver';
-
-/** The delivery's headers of one family, as the verifiers take them. */
-function family(delivery: ReceivedDelivery, prefix: 'webhook' | 'svix'): Record<string, string> {
-  return {
-    [`${prefix}-id`]: String(delivery.headers[`${prefix}-id`]),
-    [`${prefix}-timestamp`]: String(delivery.headers[`${prefix}-timestamp`]),
-    [`${prefix}-signature`]: String(delivery.headers[`${prefix}-signature`]),
-  };
-}
-
-/** Whether the real `standardwebhooks` verifier (webhook-* headers) and the real `svix` one (svix-* headers) both accept it. */
-function verifiesWith(delivery: ReceivedDelivery, secret: string): { standardwebhooks: boolean; svix: boolean } {
-  const accepts = (verify: () => unknown) => {
-    try {
-      verify();
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  return {
-    standardwebhooks: accepts(() => new StandardWebhook(secret).verify(delivery.body, family(delivery, 'webhook'))),
-    svix: accepts(() => new SvixWebhook(secret).verify(delivery.body, family(delivery, 'svix'))),
-  };
-}
-const BOTH = { standardwebhooks: true, svix: true };
-const REST_TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00$/;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+import type { TestApi, TestTeam } from '../support/api-harness';
+import { verifySignature, type WebhookReceiver } from './webhook-receiver';
+import { BOTH, REST_TIME, sleep, verifiesWith, waitFor, WebhooksWorld } from './webhooks-world';
 
 /**
  * The webhooks role end to end: the API publishes events, the role (in this process, on the
  * same isolated schema and NATS namespace, with a compressed retry schedule) fans them out and
- * POSTs them, signed, to a local receiver.
+ * POSTs them, signed, to a local receiver (replay.e2e-spec.ts has the replays).
  */
 describe('webhook delivery', () => {
+  let world: WebhooksWorld;
   let api: TestApi;
-  let webhooks: INestApplicationContext;
   let receiver: WebhookReceiver;
   let db: DataSource;
   let nc: NatsConnection;
-  let paths = 0;
+  let secrets: Map<string, string[]>;
 
   beforeAll(async () => {
-    api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8,::1' });
-    webhooks = await startWebhooks(api.config, {}, { retryScheduleMs: [0, 100, 100, 100, 100, 100, 100, 100], pollIntervalMs: 25, attemptTimeoutMs: 3_000 });
-    receiver = await WebhookReceiver.start();
-    db = api.app.get(DataSource);
-    nc = await connect({ servers: api.config.NATS_URL });
+    world = await WebhooksWorld.start();
+    ({ api, receiver, db, nc, secrets } = world);
   });
-  afterAll(async () => {
-    await nc?.close();
-    await receiver?.close();
-    await webhooks?.close();
-    await api?.close();
-  });
+  afterAll(() => world?.close());
+  afterEach(() => world.checkSignatures());
 
-  /** Every receiver path's signing secrets: each delivery must verify with one of them. */
-  const secrets = new Map<string, string[]>();
-  afterEach(() => {
-    for (const delivery of receiver.received.splice(0)) {
-      const known = secrets.get(delivery.path) ?? [];
-      expect({ path: delivery.path, verifies: known.some((secret) => verifiesWith(delivery, secret).standardwebhooks && verifiesWith(delivery, secret).svix) }).toEqual({
-        path: delivery.path,
-        verifies: true,
-      });
-    }
-  });
-
-  /** A new team with a webhook on its own receiver path. */
-  async function teamWithWebhook(events: string[] = ['domain.created']): Promise<{ team: TestTeam; path: string; id: string; secret: string }> {
-    const team = await api.team();
-    const path = `/hook-${++paths}`;
-    const created = await team.resend.webhooks.create({ endpoint: receiver.url(path), events: events as never });
-    expect(created.error).toBeNull();
-    secrets.set(path, [created.data!.signing_secret]);
-    return { team, path, id: created.data!.id, secret: created.data!.signing_secret };
-  }
-
-  const forDomain = (path: string, name: string): ReceivedDelivery[] => receiver.at(path).filter((d) => d.json.data.name === name);
-  const createDomain = async (team: TestTeam, name = `${randomUUID().slice(0, 8)}.hooks.test`) => {
-    const created = await team.resend.domains.create({ name });
-    expect(created.error).toBeNull();
-    return created.data!;
-  };
-  const messagesOf = async (webhookId: string): Promise<{ id: string; status: string; attempts: number }[]> =>
-    db.query(`SELECT id, status, attempts FROM webhook_messages WHERE webhook_id = $1`, [webhookId]);
+  const teamWithWebhook = (events?: string[]) => world.teamWithWebhook(events);
+  const forDomain = (path: string, name: string) => world.forDomain(path, name);
+  const createDomain = (team: TestTeam, name?: string) => world.createDomain(team, name);
+  const messagesOf = (webhookId: string) => world.messagesOf(webhookId);
 
   it('delivers domain.created once, signed the Standard Webhooks way in both header families', async () => {
     const { team, path, id, secret } = await teamWithWebhook();
@@ -200,42 +127,6 @@ describe('webhook delivery', () => {
     expect((await team.resend.webhooks.events.list({ webhookId: id, limit: 101 })).error).toMatchObject({ statusCode: 422, name: 'validation_error' });
   });
 
-  it('replays a delivered event: delivered again under the same message id, with a fresh attempt budget', async () => {
-    const { team, path, id, secret } = await teamWithWebhook();
-    const domain = await createDomain(team);
-    await waitFor(() => forDomain(path, domain.name).length === 1, 'the delivery');
-    const messageId = forDomain(path, domain.name)[0]!.headers['webhook-id'] as string;
-    await waitFor(async () => (await messagesOf(id)).find((m) => m.id === messageId)?.status === 'success', 'success');
-
-    const replayed = await team.resend.webhooks.events.replay({ webhookId: id, eventId: messageId });
-    expect(replayed).toMatchObject({ data: { object: 'webhook_event', id: messageId }, error: null });
-    await waitFor(() => forDomain(path, domain.name).length === 2, 'the replayed delivery');
-    const [first, again] = forDomain(path, domain.name);
-    expect(again!.headers['webhook-id']).toBe(messageId);
-    expect(again!.headers['svix-id']).toBe(messageId);
-    expect(again!.body).toBe(first!.body);
-    expect(verifiesWith(again!, secret)).toEqual(BOTH);
-    await waitFor(async () => (await messagesOf(id)).find((m) => m.id === messageId)?.status === 'success', 'success again');
-    expect((await messagesOf(id)).find((m) => m.id === messageId)).toMatchObject({ attempts: 1 });
-    const tried = await team.resend.webhooks.events.attempts.list({ webhookId: id, eventId: messageId });
-    expect(tried.data!.data.map((a) => a.http_status_code)).toEqual([200, 200]);
-  });
-
-  it('replays a failed event after the endpoint recovers', async () => {
-    const { team, path, id } = await teamWithWebhook();
-    let healthy = false;
-    receiver.answer(path, () => (healthy ? 200 : 503));
-    const domain = await createDomain(team);
-    await waitFor(async () => (await messagesOf(id)).some((m) => m.status === 'failed'), 'the message to fail', 15_000);
-    const messageId = (await messagesOf(id))[0]!.id;
-    expect(forDomain(path, domain.name)).toHaveLength(8);
-    expect((await team.resend.webhooks.events.get({ webhookId: id, eventId: messageId })).data).toMatchObject({ status: 'failed', next_attempt_at: null });
-    healthy = true;
-    expect((await team.resend.webhooks.events.replay({ webhookId: id, eventId: messageId })).error).toBeNull();
-    await waitFor(async () => (await messagesOf(id)).find((m) => m.id === messageId)?.status === 'success', 'success after replay');
-    expect(forDomain(path, domain.name).map((d) => d.headers['webhook-id'])).toEqual(new Array(9).fill(messageId));
-  });
-
   it('signs with both secrets after a rotation, through the running role', async () => {
     const { team, path, id, secret: oldSecret } = await teamWithWebhook();
     const rotated = await team.resend.webhooks.rotateSigningSecret(id);
@@ -265,7 +156,7 @@ describe('webhook delivery', () => {
 
   it('does not let a hanging endpoint delay a healthy one', async () => {
     const { team, path: healthy } = await teamWithWebhook();
-    const hanging = `/hang-${++paths}`;
+    const hanging = `/hang-${world.nextPath()}`;
     const hangingHook = await team.resend.webhooks.create({ endpoint: receiver.url(hanging), events: ['domain.created'] });
     expect(hangingHook.error).toBeNull();
     secrets.set(hanging, [hangingHook.data!.signing_secret]);
@@ -285,7 +176,7 @@ describe('webhook delivery', () => {
       id: randomUUID(),
       type: 'domain.updated',
       created_at: new Date().toISOString(),
-      data: { id: randomUUID(), name: `twice-${paths}.hooks.test` },
+      data: { id: randomUUID(), name: `twice-${world.paths}.hooks.test` },
       team_id: team.teamId,
     };
     // Published without a Nats-Msg-Id, so JetStream stores (and the consumer delivers) it twice.

@@ -1,0 +1,39 @@
+// The delivery bench's settings: its command-line options, targets and the names of its world.
+
+export const TARGETS = { deliveredPerSecond: 1_500, p99Ms: 500 };
+export const BATCH_SIZE = 100;
+export const DOMAINS = 50;
+/** Final statuses of a recipient; `queued`, `sending` and `deferred` are still on their way. */
+export const FINAL = ['delivered', 'bounced', 'failed', 'suppressed'];
+/** A phase gives up waiting when neither the sinks nor Postgres made progress for this long. */
+export const STALL_MS = 30_000;
+/** The workers' durable consumer of the send stream (SENDERS_DURABLE in apps/worker/src/worker.app.ts). */
+export const SENDERS_DURABLE = 'senders';
+
+function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const value = Number(process.argv[i + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+  return value;
+}
+
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+if (only !== null && only !== 'saturation' && only !== 'latency') throw new Error('--only takes saturation or latency');
+export const options = {
+  emails: option('emails', 20_000),
+  rate: option('rate', 500),
+  duration: option('duration', 15),
+  warmup: option('warmup', 2),
+  workers: option('workers', 1),
+  sinks: option('sinks', 10),
+  connections: option('connections', 8),
+  only,
+  profile: process.argv.includes('--profile'),
+  keep: process.argv.includes('--keep'),
+  save: !process.argv.includes('--no-save'),
+};
+
+export const domainName = (i: number) => `d${String(i + 1).padStart(2, '0')}.bench.test`;
+export const sinkHost = (i: number) => `127.0.0.${i + 2}`;
+export const sinkMx = (i: number) => `mx.sink${String(i + 1).padStart(2, '0')}.bench.test`;
