@@ -18,6 +18,7 @@ export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = [];
   private readonly answers = new Map<string, (n: number) => Answer>();
   private readonly counts = new Map<string, number>();
+  private readonly open = new Map<string, { now: number; max: number }>();
 
   private constructor(private readonly server: Server) {}
 
@@ -37,6 +38,11 @@ export class WebhookReceiver {
     this.answers.set(path, answer);
   }
 
+  /** The most requests to `path` that were open (received, not yet answered or dropped) at once. */
+  maxOpen(path: string): number {
+    return this.open.get(path)?.max ?? 0;
+  }
+
   at(path: string): ReceivedDelivery[] {
     return this.received.filter((d) => d.path === path);
   }
@@ -53,6 +59,10 @@ export class WebhookReceiver {
       const path = req.url ?? '/';
       const body = Buffer.concat(chunks).toString('utf8');
       this.received.push({ path, headers: req.headers, body, json: JSON.parse(body), at: Date.now() });
+      const open = this.open.get(path) ?? { now: 0, max: 0 };
+      this.open.set(path, open);
+      open.max = Math.max(open.max, ++open.now);
+      res.on('close', () => open.now--);
       const n = this.counts.get(path) ?? 0;
       this.counts.set(path, n + 1);
       const answer = (this.answers.get(path) ?? (() => 200))(n);
