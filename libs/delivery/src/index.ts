@@ -3,6 +3,7 @@ export * from './bounce-classification';
 export * from './delivery.module';
 export * from './engine/delivery.service';
 export * from './engine/transmitter.provider';
+export { deliveryHostname } from './delivery.config';
 export * from './engine/test-addresses';
 export * from './engine/late-reports';
 export { BounceMx, type ReceivedReport } from './bounce';

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { emailEvent, EmailEventOutbox, EmailStore, type EmailEventRecord, type LateStatus } from '@herald/messages';
 import { SuppressionsService } from '@herald/suppressions';
 import { bounceOfDsnRecipient, type ReceivedReport } from '../bounce';
 import { isHardBounce } from '../bounce-classification';
 import type { Bounce } from '../delivery.types';
 import { testAddressOutcome } from './test-addresses';
+import { DELIVERY_CONFIG, DeliveryConfig } from '../delivery.config';
 
 /**
  * Bounces and complaints that arrive after delivery, at the bounce MX: a DSN from a server that
@@ -19,7 +19,7 @@ export class LateReports {
   private readonly logger = new Logger(LateReports.name);
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(DELIVERY_CONFIG.token) private readonly config: DeliveryConfig,
     private readonly store: EmailStore,
     private readonly outbox: EmailEventOutbox,
     private readonly suppressions: SuppressionsService,
