@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { BUS_CONFIG } from './bus.config';
 import { EventPublisher } from './event-publisher';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { NatsService } from './nats.service';
@@ -8,7 +9,7 @@ import { StreamsService } from './streams.service';
 /** The role's NATS connection, its streams and the publishers. Needs ConfigModule. */
 @Global()
 @Module({
-  providers: [NatsService, StreamsService, JetStreamPublisher, SendPublisher, EventPublisher],
+  providers: [BUS_CONFIG.provider, NatsService, StreamsService, JetStreamPublisher, SendPublisher, EventPublisher],
   exports: [NatsService, StreamsService, JetStreamPublisher, SendPublisher, EventPublisher],
 })
 export class BusModule {}

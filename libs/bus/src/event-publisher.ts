@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError } from '@herald/core';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { parsePayload } from './payload.schema';
 import { PublishResult } from './send-publisher';
 import { eventSubject, isSubjectTokens } from './subjects';
+import { BUS_CONFIG, BusConfig } from './bus.config';
 
 /** A fact about an email (or another resource), as consumers and webhooks receive it. */
 export const heraldEventSchema = z.object({
@@ -26,7 +26,7 @@ export type HeraldEvent = z.infer<typeof heraldEventSchema>;
 @Injectable()
 export class EventPublisher {
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(BUS_CONFIG.token) private readonly config: BusConfig,
     private readonly jetstream: JetStreamPublisher,
   ) {}
 

@@ -1,9 +1,10 @@
 import { DiscardPolicy, JetStreamManager } from '@nats-io/jetstream';
 import { Status } from '@nats-io/transport-node';
-import { HeraldConfig } from '@herald/config';
+import { HeraldConfig, pick } from '@herald/config';
 import { newId } from '@herald/core';
 import { IsolatedConfig, isolatedConfig } from '@herald/testing';
 import { JetStreamPublishError, JetStreamPublisher } from './jetstream-publisher';
+import { BUS_CONFIG } from './bus.config';
 import { NatsService } from './nats.service';
 
 async function waitForStatus(nats: NatsService, type: Status['type']): Promise<void> {
@@ -33,7 +34,7 @@ describe('JetStreamPublisher (real NATS)', () => {
   beforeAll(async () => {
     isolated = await isolatedConfig();
     config = isolated.config;
-    nats = new NatsService(config);
+    nats = new NatsService(pick(config, BUS_CONFIG.keys));
     await nats.connect();
     jsm = await nats.jetstreamManager();
     publisher = new JetStreamPublisher(nats);
@@ -107,7 +108,7 @@ describe('JetStreamPublisher (real NATS)', () => {
   describe('on its own connection', () => {
     let own: NatsService;
     beforeEach(async () => {
-      own = new NatsService(config);
+      own = new NatsService(pick(config, BUS_CONFIG.keys));
       await own.connect();
     });
     afterEach(async () => {

@@ -12,7 +12,7 @@ import {
 } from '@nats-io/jetstream';
 import { RetryPolicy } from './jetstream.settlement';
 
-/** One durable pull consumer and the @EventPattern its messages go to. */
+/** One durable pull consumer of a role. */
 export interface JetStreamConsumerOptions {
   /** The stream to read, e.g. `sendStreamName(ns, region)`. */
   stream: string;
@@ -20,7 +20,6 @@ export interface JetStreamConsumerOptions {
   durable: string;
   /** e.g. `sendSubject(ns, region)`; on a work-queue stream, consumers' filters must not overlap. */
   filterSubject: string;
-  pattern: string;
   /** Most messages handed out and not yet acked, across all processes sharing the durable. Default 32. */
   maxAckPending?: number;
   /** How long a handler may run without `ctx.working()` before the message is redelivered. Default 30 s. */
@@ -100,6 +99,10 @@ export class ConsumerRunner {
     private readonly process: (m: JsMsg) => Promise<void>,
     private readonly logger: LoggerService,
   ) {}
+
+  get durable(): string {
+    return this.options.durable;
+  }
 
   get inFlightCount(): number {
     return this.inFlight.size;

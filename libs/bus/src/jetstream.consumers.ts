@@ -1,7 +1,8 @@
-import { OnApplicationBootstrap, Provider, Type } from '@nestjs/common';
-import type { JetStreamConsumerOptions } from './jetstream.consumer';
+import { Logger, OnApplicationBootstrap, Provider, Type } from '@nestjs/common';
+import { JsMsg } from '@nats-io/jetstream';
+import { ConsumerRunner, ensureConsumer, JetStreamConsumerOptions } from './jetstream.consumer';
 import { JetStreamContext } from './jetstream.context';
-import { JetStreamServer } from './jetstream.server';
+import { ACK, decodePayload, DEFAULT_RETRY, RetryPolicy, Settlement, settlementForError } from './jetstream.settlement';
 import { NatsService } from './nats.service';
 
 /**
@@ -13,38 +14,103 @@ export interface JetStreamHandler {
 }
 
 /** One durable consumer of the role and the provider (of the role's module) that handles it. */
-export interface JetStreamBinding extends Omit<JetStreamConsumerOptions, 'pattern'> {
+export interface JetStreamBinding extends JetStreamConsumerOptions {
   handler: Type<JetStreamHandler>;
 }
 
+const DEFAULT_MAX_ACK_PENDING = 32;
+
+interface Consumer {
+  options: JetStreamConsumerOptions;
+  handler: JetStreamHandler;
+}
+
 /**
- * The role's JetStream consumers, on its one NATS connection, in a plain application context
- * (no Nest microservice): they start pulling at application bootstrap, once every module has
- * initialised (StreamsService has made the streams), and stop when NatsService drains, before
- * the connection closes, so in-flight handlers can still ack (see NatsService.beforeDrain).
+ * The role's JetStream durable pull consumers, on its one NATS connection, in a plain
+ * application context. Each message's JSON payload goes to its binding's handler with a
+ * JetStreamContext; the outcome is settled per jetstream.settlement.ts: resolved → ack; payload
+ * not JSON or a HeraldError that no retry can fix → term; anything else → nak with backoff.
+ *
+ * They start pulling at application bootstrap, once every module has initialised (StreamsService
+ * has made the streams), and stop when NatsService drains, before the connection closes, so
+ * in-flight handlers can still ack (see NatsService.beforeDrain).
  */
 export class JetStreamConsumers implements OnApplicationBootstrap {
-  private readonly server: JetStreamServer;
+  private readonly logger = new Logger(JetStreamConsumers.name);
+  private runners: ConsumerRunner[] = [];
+  private closing: Promise<void> | null = null;
 
-  constructor(nats: NatsService, bindings: { binding: JetStreamBinding; handler: JetStreamHandler }[]) {
-    this.server = new JetStreamServer({
-      nats,
-      consumers: bindings.map(({ binding: { handler: _type, ...options } }) => ({ ...options, pattern: options.durable })),
-    });
-    for (const { binding, handler } of bindings) {
-      this.server.addHandler(binding.durable, (payload: unknown, context: JetStreamContext) => handler.handle(payload, context), true);
-    }
+  constructor(
+    private readonly nats: NatsService,
+    private readonly consumers: Consumer[],
+  ) {
+    nats.beforeDrain(() => this.close());
   }
 
-  onApplicationBootstrap(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      void this.server.listen((error?: unknown) => (error ? reject(error as Error) : resolve()));
-    });
+  async onApplicationBootstrap(): Promise<void> {
+    const jsm = await this.nats.jetstreamManager();
+    const js = this.nats.jetstream();
+    const runners = await Promise.all(
+      this.consumers.map(async ({ options, handler }) => {
+        const maxAckPending = options.maxAckPending ?? DEFAULT_MAX_ACK_PENDING;
+        await ensureConsumer(jsm, options, maxAckPending);
+        const retry = { ...DEFAULT_RETRY, ...options.retry };
+        return new ConsumerRunner(options, maxAckPending, js, (m) => this.process(options, retry, handler, m), this.logger);
+      }),
+    );
+    // Shut down while the consumers were being made: they never start.
+    if (this.closing) return;
+    this.runners = runners;
+    runners.forEach((runner) => runner.start());
+  }
+
+  /** Stops pulling and waits for in-flight handlers to settle their messages. */
+  close(): Promise<void> {
+    this.closing ??= Promise.all(this.runners.map((runner) => runner.stop())).then(() => undefined);
+    return this.closing;
   }
 
   /** Messages being handled right now, per durable. */
   inFlight(): Record<string, number> {
-    return this.server.inFlight();
+    return Object.fromEntries(this.runners.map((runner) => [runner.durable, runner.inFlightCount]));
+  }
+
+  private async process(options: JetStreamConsumerOptions, retry: RetryPolicy, handler: JetStreamHandler, m: JsMsg): Promise<void> {
+    let settlement: Settlement;
+    try {
+      await handler.handle(decodePayload(m.data), new JetStreamContext(m));
+      settlement = ACK;
+    } catch (error) {
+      settlement = settlementForError(error, m.info.deliveryCount, retry);
+    }
+    this.settle(options, m, settlement);
+  }
+
+  private settle(options: JetStreamConsumerOptions, m: JsMsg, settlement: Settlement): void {
+    const where = `${options.stream}/${options.durable} seq ${m.seq} (${m.subject}, delivery ${m.info.deliveryCount})`;
+    try {
+      switch (settlement.action) {
+        case 'ack':
+          m.ack();
+          return;
+        case 'nak':
+          this.logger.warn(`retrying ${where} in ${settlement.delayMs} ms: ${settlement.reason}`);
+          m.nak(settlement.delayMs);
+          return;
+        case 'term':
+          // Terminated messages are gone for good: log enough to find and replay them by hand.
+          this.logger.error(`terminated poison message ${where}: ${settlement.reason}`);
+          m.term();
+          return;
+        default: {
+          const unhandled: never = settlement;
+          throw new Error(`unknown settlement ${JSON.stringify(unhandled)}`);
+        }
+      }
+    } catch (error) {
+      // The connection is gone; the server redelivers after ack_wait.
+      this.logger.warn(`could not settle ${where}: ${(error as Error).message}`);
+    }
   }
 }
 
@@ -54,6 +120,9 @@ export function jetStreamConsumers(bindings: JetStreamBinding[]): Provider {
     provide: JetStreamConsumers,
     inject: [NatsService, ...bindings.map((b) => b.handler)],
     useFactory: (nats: NatsService, ...handlers: JetStreamHandler[]) =>
-      new JetStreamConsumers(nats, bindings.map((binding, i) => ({ binding, handler: handlers[i]! }))),
+      new JetStreamConsumers(
+        nats,
+        bindings.map(({ handler: _type, ...options }, i) => ({ options, handler: handlers[i]! })),
+      ),
   };
 }

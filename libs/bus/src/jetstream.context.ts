@@ -1,23 +1,24 @@
-import { BaseRpcContext } from '@nestjs/microservices';
 import { JsMsg } from '@nats-io/jetstream';
 
-/** What a JetStream handler may know about its message (`@Ctx() ctx: JetStreamContext`). */
-export class JetStreamContext extends BaseRpcContext<[JsMsg]> {
+/** What a JetStream handler may know about its message. */
+export class JetStreamContext {
+  constructor(private readonly message: JsMsg) {}
+
   getMessage(): JsMsg {
-    return this.args[0];
+    return this.message;
   }
 
   getSubject(): string {
-    return this.args[0].subject;
+    return this.message.subject;
   }
 
   /** 1 on the first delivery; grows with every nak or ack-wait expiry. */
   getDeliveryCount(): number {
-    return this.args[0].info.deliveryCount;
+    return this.message.info.deliveryCount;
   }
 
   getStreamSequence(): number {
-    return this.args[0].seq;
+    return this.message.seq;
   }
 
   /**
@@ -27,11 +28,11 @@ export class JetStreamContext extends BaseRpcContext<[JsMsg]> {
    * settlement when the handler finishes is then a no-op (a message is acked once).
    */
   ack(): void {
-    this.args[0].ack();
+    this.message.ack();
   }
 
   /** Resets the ack-wait timer, for a handler that legitimately takes longer than ackWaitMs. */
   working(): void {
-    this.args[0].working();
+    this.message.working();
   }
 }

@@ -97,10 +97,5 @@ function settlementForHeraldError(error: HeraldError, deliveryCount: number, ret
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.stack ?? error.message;
-  // Nest's default RPC exception filter replaces every error with this shape, hiding it.
-  if (typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 'error') {
-    return `${String((error as { message?: unknown }).message)} (register JetStreamExceptionFilter to see the handler's error)`;
-  }
-  return String(error);
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

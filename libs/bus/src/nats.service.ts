@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, JetStreamClient, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
-import { CONFIG, HeraldConfig } from '@herald/config';
+import { BUS_CONFIG, BusConfig } from './bus.config';
 
 /** Work that must finish while the connection can still publish (acks of in-flight messages). */
 export type BeforeDrainHook = () => Promise<void>;
@@ -23,7 +23,7 @@ export class NatsService implements OnModuleInit, OnModuleDestroy {
   private readonly beforeDrainHooks: BeforeDrainHook[] = [];
   private readonly settleHooks: BeforeDrainHook[] = [];
 
-  constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {}
+  constructor(@Inject(BUS_CONFIG.token) private readonly config: BusConfig) {}
 
   async onModuleInit(): Promise<void> {
     await this.connect();

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isUuid } from '@herald/core';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { parsePayload } from './payload.schema';
 import { sendSubject } from './subjects';
+import { BUS_CONFIG, BusConfig } from './bus.config';
 
 /** The dispatch of one email to the sender actors of its region. Postgres holds the email itself. */
 export const sendCommandSchema = z.object({
@@ -42,7 +42,7 @@ const PUBLISH_CONCURRENCY = 256;
 @Injectable()
 export class SendPublisher {
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(BUS_CONFIG.token) private readonly config: BusConfig,
     private readonly jetstream: JetStreamPublisher,
   ) {}
 

@@ -1,10 +1,11 @@
-import { loadConfig } from '@herald/config';
+import { loadConfig, pick } from '@herald/config';
+import { BUS_CONFIG } from './bus.config';
 import { NatsService } from './nats.service';
 import { StreamsService } from './streams.service';
 
 describe('StreamsService.desiredStreams', () => {
   const streams = (env: Record<string, string>) =>
-    new StreamsService(loadConfig({ HERALD_REGIONS: 'us-east-1,eu-west-1', ...env }), {} as NatsService).desiredStreams();
+    new StreamsService(pick(loadConfig({ HERALD_REGIONS: 'us-east-1,eu-west-1', ...env }), BUS_CONFIG.keys), {} as NatsService).desiredStreams();
 
   it('gives every region a send stream and an events stream, unplaced on a single server', () => {
     const desired = streams({});

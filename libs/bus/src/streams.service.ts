@@ -7,9 +7,9 @@ import {
   StreamConfig,
   StreamInfo,
 } from '@nats-io/jetstream';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { NatsService } from './nats.service';
 import { eventSubjects, eventsStreamName, sendStreamName, sendSubjects } from './subjects';
+import { BUS_CONFIG, BusConfig } from './bus.config';
 
 const SECOND_NS = 1e9;
 /** Longer than a publish retry takes, so a retried publish is recognised as the same message. */
@@ -38,7 +38,7 @@ export class StreamsService implements OnModuleInit {
   private readonly logger = new Logger(StreamsService.name);
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(BUS_CONFIG.token) private readonly config: BusConfig,
     private readonly nats: NatsService,
   ) {}
 

@@ -1,5 +1,5 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { HeraldConfig } from '@herald/config';
+import type { DatabaseConfig } from './database.config';
 import { migrations } from './migrations';
 
 /**
@@ -7,7 +7,7 @@ import { migrations } from './migrations';
  * (`synchronize` is off everywhere); the search path pins every query to DATABASE_SCHEMA so
  * test runs can isolate themselves in a schema of their own.
  */
-export function dataSourceOptions(config: HeraldConfig, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+export function dataSourceOptions(config: DatabaseConfig, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
   return {
     type: 'postgres',
     url: config.DATABASE_URL,
@@ -35,7 +35,7 @@ const MIGRATION_LOCK = 0x6865726c; // "herl"
  * A Postgres advisory lock serialises concurrent runs (several regions' migration jobs, or
  * `herald all` started twice), so each migration runs once.
  */
-export async function runMigrations(config: HeraldConfig): Promise<string[]> {
+export async function runMigrations(config: DatabaseConfig): Promise<string[]> {
   const ds = new DataSource(dataSourceOptions(config));
   await ds.initialize();
   const lock = ds.createQueryRunner();

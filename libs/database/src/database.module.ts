@@ -1,15 +1,16 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { dataSourceOptions } from './data-source';
 import { PostgresHealth } from './postgres.health';
+import { DATABASE_CONFIG, DatabaseConfig } from './database.config';
 
 /** The Postgres connection of a role. Contexts register their entities with forFeature. */
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
-      inject: [CONFIG],
-      useFactory: (config: HeraldConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true }),
+      extraProviders: [DATABASE_CONFIG.provider],
+      inject: [DATABASE_CONFIG.token],
+      useFactory: (config: DatabaseConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true }),
     }),
   ],
   providers: [PostgresHealth],

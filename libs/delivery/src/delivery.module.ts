@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DomainsModule } from '@herald/domains';
 import { SuppressionsModule } from '@herald/suppressions';
 import { MessagesModule } from '@herald/messages';
+import { DELIVERY_CONFIG } from './delivery.config';
 import { DeliveryService, TRANSMITTER } from './engine/delivery.service';
 import { LateReports } from './engine/late-reports';
 import { SenderIdentities } from './engine/sender-identity';
@@ -14,7 +15,7 @@ import { SmtpTransmitterHost } from './engine/transmitter.provider';
  */
 @Module({
   imports: [MessagesModule, DomainsModule, SuppressionsModule],
-  providers: [LateReports],
+  providers: [DELIVERY_CONFIG.provider, LateReports],
   exports: [LateReports, MessagesModule, DomainsModule, SuppressionsModule],
 })
 export class DeliveryStateModule {}
@@ -23,6 +24,7 @@ export class DeliveryStateModule {}
 @Module({
   imports: [DeliveryStateModule],
   providers: [
+    DELIVERY_CONFIG.provider,
     SenderIdentities,
     SmtpTransmitterHost,
     { provide: TRANSMITTER, inject: [SmtpTransmitterHost], useFactory: (host: SmtpTransmitterHost) => host.transmitter },

@@ -3,6 +3,7 @@ import { DomainsModule } from '@herald/domains';
 import { IdempotencyModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
 import { MessagesModule } from '@herald/messages';
+import { EMAILS_CONFIG } from './emails.config';
 import { EmailWriter } from './email-writer';
 import { EmailsService } from './emails.service';
 import { SendService } from './send.service';
@@ -14,7 +15,7 @@ import { SendService } from './send.service';
  */
 @Module({
   imports: [IdempotencyModule, LimitsModule, DomainsModule, MessagesModule],
-  providers: [EmailWriter, SendService, EmailsService],
+  providers: [EMAILS_CONFIG.provider, EmailWriter, SendService, EmailsService],
   exports: [SendService, EmailsService],
 })
 export class EmailsModule {}

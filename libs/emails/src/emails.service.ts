@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HeraldError, isUuid } from '@herald/core';
-import { sendLimitsOf } from './send-limits';
+import { EMAILS_CONFIG, EmailsConfig, sendLimitsOf } from './emails.config';
 import { EmailStore } from '@herald/messages';
 import { type EmailBody, type EmailList, type EmailReference, presentEmail, presentEmailList, presentEmailReference } from './email.presenter';
 import { SendLimits, validateListQuery, validateUpdateEmailRequest } from './validation';
-import { CONFIG, HeraldConfig } from '@herald/config';
 
 const notFound = () => new HeraldError('not_found', 'Email not found');
 
@@ -15,7 +14,7 @@ export class EmailsService {
 
   constructor(
     private readonly emails: EmailStore,
-    @Inject(CONFIG) config: HeraldConfig,
+    @Inject(EMAILS_CONFIG.token) config: EmailsConfig,
   ) {
     this.limits = sendLimitsOf(config);
   }

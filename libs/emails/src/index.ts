@@ -4,4 +4,4 @@ export * from './emails.module';
 export * from './send.service';
 export * from './emails.service';
 export * from './validation';
-export { sendLimitsOf } from './send-limits';
+export { sendLimitsOf } from './emails.config';

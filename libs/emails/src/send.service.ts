@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isHeraldError, newId } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
 import { IdempotencyRecords, IdempotencyService, isIdempotencyConflict, Lease, Replay } from '@herald/idempotency';
 import { QuotaService, Reservation } from '@herald/limits';
 import { Dispatcher, EmailEventOutbox, EmailStore, type EmailEventRecord } from '@herald/messages';
 import { MetricsService } from '@herald/observability';
-import { sendLimitsOf } from './send-limits';
+import { EMAILS_CONFIG, EmailsConfig, sendLimitsOf } from './emails.config';
 import { EmailWriter } from './email-writer';
 import type { BatchResponse, SendResponse } from './email.presenter';
 import type { AcceptedEmail, EmailSource, Sender } from './email.types';
@@ -56,7 +55,7 @@ export class SendService {
   private readonly accepted;
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(EMAILS_CONFIG.token) private readonly config: EmailsConfig,
     private readonly emails: EmailStore,
     private readonly writer: EmailWriter,
     private readonly dispatcher: Dispatcher,

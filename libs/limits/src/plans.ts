@@ -1,4 +1,5 @@
 import { HeraldConfig } from '@herald/config';
+import type { RateLimitConfig } from './limits.config';
 
 /**
  * The plan tiers of the specification (§8), by monthly email volume. Every To/Cc/Bcc recipient
@@ -68,7 +69,7 @@ export function planById(id: string, config?: Pick<HeraldConfig, 'FREE_DAILY_LIM
  */
 export function rateLimitFor(
   plan: PlanId,
-  config: Pick<HeraldConfig, 'RATE_LIMIT_DEFAULT' | 'RATE_LIMIT_PLANS'>,
+  config: RateLimitConfig,
   teamOverride: number | null,
 ): number {
   if (teamOverride !== null) {

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { isRedisUnavailable, RedisScript, RedisService, RedisUnavailableError, integerReply } from '@herald/redis';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError } from '@herald/core';
 import { LocalQuota } from './local-limits';
 import { Plan, PlanId, planById } from './plans';
 import { secondsUntil, utcDay, utcMonth, UtcPeriod } from './utc-period';
+import { LIMITS_CONFIG, LimitsConfig } from './limits.config';
 
 export interface QuotaCounter<L extends number | null> {
   used: number;
@@ -108,7 +108,7 @@ export class QuotaService {
 
   constructor(
     private readonly redis: RedisService,
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(LIMITS_CONFIG.token) private readonly config: LimitsConfig,
   ) {}
 
   async reserve(teamId: string, plan: PlanId, count: number, now: Date = new Date()): Promise<QuotaState> {

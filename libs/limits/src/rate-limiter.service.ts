@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { isRedisUnavailable, RedisScript, RedisService, integerReply } from '@herald/redis';
 import { HeraldError } from '@herald/core';
 import { LocalRateLimiter } from './local-limits';
+import { LIMITS_CONFIG, LimitsConfig } from './limits.config';
 
 /** What the transports need for `ratelimit-*` and `retry-after` headers. */
 export interface RateLimitState {
@@ -71,7 +71,7 @@ export class RateLimiter {
 
   constructor(
     private readonly redis: RedisService,
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(LIMITS_CONFIG.token) private readonly config: LimitsConfig,
   ) {}
 
   /** Counts one request of the team against `limit` requests per second, in one round trip. */

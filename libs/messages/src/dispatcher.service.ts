@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { SendPublisher } from '@herald/bus';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { MetricsService } from '@herald/observability';
 import { Outbox, outboxTuning } from '@herald/outbox';
 import { DispatchRepository, type DueDispatch } from './dispatch.repository';
 import type { NewEmail } from './email-record.types';
+import { MESSAGES_CONFIG, MessagesConfig } from './messages.config';
 
 /** A send command to publish, and (from the send path) the outbox row that lists its email. */
 type DispatchEntry = DueDispatch & { dispatchId?: string };
@@ -25,7 +25,7 @@ export class Dispatcher implements OnModuleDestroy {
   private readonly published;
   private onRelayed: () => void = () => undefined;
 
-  constructor(@Inject(CONFIG) config: HeraldConfig, publisher: SendPublisher, dispatches: DispatchRepository, metrics: MetricsService) {
+  constructor(@Inject(MESSAGES_CONFIG.token) config: MessagesConfig, publisher: SendPublisher, dispatches: DispatchRepository, metrics: MetricsService) {
     this.published = metrics.counter(
       'herald_send_commands_published_total',
       'Send commands published to JetStream by the send path, by outcome',

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EventPublisher, type HeraldEvent } from '@herald/bus';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { isoTimestamp } from '@herald/core';
 import { MetricsService } from '@herald/observability';
 import { EVENT_RELAY_AFTER_MS, Outbox, outboxTuning } from '@herald/outbox';
 import type { EmailEventRecord } from './email-events';
 import { EmailEventsRepository } from './email-events.repository';
+import { MESSAGES_CONFIG, MessagesConfig } from './messages.config';
 
 export const toHeraldEvent = (e: EmailEventRecord): HeraldEvent => ({
   id: e.id,
@@ -26,7 +26,7 @@ export const toHeraldEvent = (e: EmailEventRecord): HeraldEvent => ({
 export class EmailEventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly outbox: Outbox<EmailEventRecord>;
 
-  constructor(@Inject(CONFIG) config: HeraldConfig, repository: EmailEventsRepository, publisher: EventPublisher, metrics: MetricsService) {
+  constructor(@Inject(MESSAGES_CONFIG.token) config: MessagesConfig, repository: EmailEventsRepository, publisher: EventPublisher, metrics: MetricsService) {
     const published = metrics.counter('herald_email_events_published_total', 'Email events put on the events stream, by type and path', [
       'type',
       'path',

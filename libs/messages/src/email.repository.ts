@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageRequest, Transaction, affectedRows, keysetPage } from '@herald/database';
 import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
@@ -8,6 +7,7 @@ import { EmailEventsRepository } from './email-events.repository';
 import { sendInsert } from './email-insert';
 import { SUMMARY_COLUMNS, toRecord, toSummary, type EmailRow } from './email.row';
 import { scheduledEvents } from './scheduled-events';
+import { MESSAGES_CONFIG, MessagesConfig } from './messages.config';
 
 /**
  * Emails and their recipients in Postgres. Every method takes the team first, so a query
@@ -18,7 +18,7 @@ import { scheduledEvents } from './scheduled-events';
 export class EmailRepository {
   constructor(
     private readonly db: DataSource,
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(MESSAGES_CONFIG.token) private readonly config: MessagesConfig,
     private readonly events: EmailEventsRepository,
   ) {}
 

@@ -7,6 +7,7 @@ import { EmailEventOutbox } from './email-event-outbox';
 import { EmailEventsRepository } from './email-events.repository';
 import { EmailRepository } from './email.repository';
 import { EmailStore } from './email.store';
+import { MESSAGES_CONFIG } from './messages.config';
 
 /**
  * The email record's owner: the store of emails and their events, the publisher of email
@@ -15,7 +16,7 @@ import { EmailStore } from './email.store';
  * ObservabilityModule.
  */
 @Module({
-  providers: [EmailRepository, ClaimsRepository, EmailEventsRepository, DispatchRepository, EmailStore, EmailEventOutbox, Dispatcher],
+  providers: [MESSAGES_CONFIG.provider, EmailRepository, ClaimsRepository, EmailEventsRepository, DispatchRepository, EmailStore, EmailEventOutbox, Dispatcher],
   exports: [EmailStore, EmailEventOutbox, Dispatcher],
 })
 export class MessagesModule {}

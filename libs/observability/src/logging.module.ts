@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule, Params } from 'nestjs-pino';
 import type { DestinationStream, Logger as PinoInstance } from 'pino';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { createRoleLogger, httpLoggingOptions } from './logging.options';
+import { OBSERVABILITY_CONFIG, ObservabilityConfig } from './observability.config';
 
 export interface LoggingOptions {
   /** Where the JSON lines go instead of stdout; tests pass a stream they can read back. */
@@ -31,8 +31,9 @@ export class LoggingModule {
       module: LoggingModule,
       imports: [
         LoggerModule.forRootAsync({
-          inject: [CONFIG],
-          useFactory: (config: HeraldConfig): Params => ({
+          providers: [OBSERVABILITY_CONFIG.provider],
+          inject: [OBSERVABILITY_CONFIG.token],
+          useFactory: (config: ObservabilityConfig): Params => ({
             pinoHttp: httpLoggingOptions(options.logger ?? createRoleLogger(role, config, options.destination)),
             // Request lines are written at info. Above that level the per-request middleware
             // would log nothing yet cost ~90 µs a request (a fifth of the send path's CPU, measured

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { createMetricsRegistry, METRICS_REGISTRY } from './metrics.registry';
 import { MetricsService } from './metrics.service';
+import { OBSERVABILITY_CONFIG, ObservabilityConfig } from './observability.config';
 
 /** Global so every context module can define its metrics on the one registry the role exposes. */
 @Global()
@@ -11,10 +11,11 @@ export class MetricsModule {
     return {
       module: MetricsModule,
       providers: [
+        OBSERVABILITY_CONFIG.provider,
         {
           provide: METRICS_REGISTRY,
-          inject: [CONFIG],
-          useFactory: (config: HeraldConfig) => createMetricsRegistry(role, config.HERALD_REGION),
+          inject: [OBSERVABILITY_CONFIG.token],
+          useFactory: (config: ObservabilityConfig) => createMetricsRegistry(role, config.HERALD_REGION),
         },
         MetricsService,
       ],

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { HealthModule } from './health.module';
-import { OPS_CONFIG } from './ops.config';
+import { OBSERVABILITY_CONFIG } from './observability.config';
 import { OpsServer } from './ops.server';
 
 /**
  * For roles without HTTP. Needs `MetricsModule.forRole()` (or `ObservabilityModule.forRole()`)
  * in the root module.
  */
-@Module({ imports: [HealthModule], providers: [OPS_CONFIG.provider, OpsServer], exports: [OpsServer] })
+@Module({ imports: [HealthModule], providers: [OBSERVABILITY_CONFIG.provider, OpsServer], exports: [OpsServer] })
 export class OpsServerModule {}

@@ -3,7 +3,7 @@ import { fastify, FastifyInstance } from 'fastify';
 import { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { HealthRegistry, LIVENESS_BODY } from './health.registry';
-import { OPS_CONFIG, OpsConfig } from './ops.config';
+import { OBSERVABILITY_CONFIG, ObservabilityConfig } from './observability.config';
 import { METRICS_REGISTRY } from './metrics.registry';
 
 /**
@@ -17,7 +17,7 @@ export class OpsServer implements OnApplicationBootstrap, OnApplicationShutdown 
   private server?: FastifyInstance;
 
   constructor(
-    @Inject(OPS_CONFIG.token) private readonly config: OpsConfig,
+    @Inject(OBSERVABILITY_CONFIG.token) private readonly config: ObservabilityConfig,
     private readonly health: HealthRegistry,
     @Inject(METRICS_REGISTRY) private readonly registry: Registry,
   ) {}

@@ -3,6 +3,7 @@ import { WEBHOOK_DISPATCH_OPTIONS, WebhookDispatchOptions } from './webhook-disp
 import { WebhookDispatcher } from './webhook-dispatcher.service';
 import { WebhookFanOutService } from './webhook-fan-out.service';
 import { WebhookMessagesRepository } from './webhook-messages.repository';
+import { WEBHOOKS_CONFIG } from './webhooks.config';
 
 /**
  * Delivery of events to webhooks: fan-out into messages and the dispatcher that POSTs them.
@@ -14,7 +15,7 @@ export class WebhookDispatchModule {
   static forRoot(options: Partial<WebhookDispatchOptions> = {}): DynamicModule {
     return {
       module: WebhookDispatchModule,
-      providers: [WebhookMessagesRepository, WebhookFanOutService, WebhookDispatcher, { provide: WEBHOOK_DISPATCH_OPTIONS, useValue: options }],
+      providers: [WEBHOOKS_CONFIG.provider, WebhookMessagesRepository, WebhookFanOutService, WebhookDispatcher, { provide: WEBHOOK_DISPATCH_OPTIONS, useValue: options }],
       exports: [WebhookMessagesRepository, WebhookFanOutService, WebhookDispatcher],
     };
   }

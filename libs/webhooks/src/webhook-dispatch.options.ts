@@ -1,4 +1,4 @@
-import type { HeraldConfig } from '@herald/config';
+import type { WebhooksConfig } from './webhooks.config';
 
 /**
  * The dispatcher's knobs. The config (WEBHOOK_*) gives them; a test may still provide
@@ -49,7 +49,7 @@ export const DEFAULT_DISPATCH_OPTIONS: WebhookDispatchOptions = {
 };
 
 /** The options the config gives (the rest keep their defaults). */
-export function dispatchOptionsFromConfig(config: HeraldConfig): WebhookDispatchOptions {
+export function dispatchOptionsFromConfig(config: WebhooksConfig): WebhookDispatchOptions {
   return {
     ...DEFAULT_DISPATCH_OPTIONS,
     retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE.map((seconds) => seconds * SECOND),

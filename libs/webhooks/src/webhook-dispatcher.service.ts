@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { GroupCommit, PeriodicJob } from '@herald/core';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { type AddressAllowList, addressAllowList } from './endpoint-address';
 import { dispatchOptionsFromConfig, nextRetryDelayMs, parseRetryAfter, WEBHOOK_DISPATCH_OPTIONS, WebhookDispatchOptions } from './webhook-dispatch.options';
 import { WebhookFanOutService } from './webhook-fan-out.service';
 import { DEFAULT_ENDPOINT_CONNECTIONS, EndpointConnections, HttpAttemptResult, postWebhook } from './webhook-http.client';
 import { AttemptOutcome, DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
 import { signingSecrets, signPayload } from './webhook-secrets';
+import { WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks.config';
 
 /** Both header families (Standard Webhooks and Svix), one `v1,` signature per secret valid now. */
 export function signedHeaders(message: Pick<DueMessage, 'id' | 'signingSecret' | 'previousSecret' | 'previousSecretExpiresAt'>, body: string, now: Date): Record<string, string> {
@@ -76,7 +76,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     private readonly messages: WebhookMessagesRepository,
-    @Inject(CONFIG) config: HeraldConfig,
+    @Inject(WEBHOOKS_CONFIG.token) config: WebhooksConfig,
     @Optional() @Inject(WEBHOOK_DISPATCH_OPTIONS) overrides: Partial<WebhookDispatchOptions> | null,
     @Optional() @Inject(WebhookFanOutService) fanOut: WebhookFanOutService | null,
   ) {

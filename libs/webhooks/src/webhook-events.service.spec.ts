@@ -1,7 +1,8 @@
 import { HeraldError } from '@herald/core';
-import { loadConfig } from '@herald/config';
+import { loadConfig, pick } from '@herald/config';
 import { dispatchOptionsFromConfig } from './webhook-dispatch.options';
 import { validateLogPage } from './webhook-events.service';
+import { WEBHOOKS_CONFIG } from './webhooks.config';
 
 const isMessageId = (v: string) => /^msg_[0-9a-f]{32}$/.test(v);
 
@@ -29,14 +30,17 @@ describe('validateLogPage (event log and attempts paging)', () => {
 describe('dispatchOptionsFromConfig', () => {
   it('takes the WEBHOOK_* settings, the schedule in milliseconds', () => {
     const options = dispatchOptionsFromConfig(
-      loadConfig({
-        WEBHOOK_RETRY_SCHEDULE: '0,2,60',
-        WEBHOOK_ATTEMPT_TIMEOUT_MS: '5000',
-        WEBHOOK_CONCURRENCY: '32',
-        WEBHOOK_CONCURRENCY_PER_ENDPOINT: '2',
-        WEBHOOK_ALLOW_HTTP: 'true',
-        WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8',
-      }),
+      pick(
+        loadConfig({
+          WEBHOOK_RETRY_SCHEDULE: '0,2,60',
+          WEBHOOK_ATTEMPT_TIMEOUT_MS: '5000',
+          WEBHOOK_CONCURRENCY: '32',
+          WEBHOOK_CONCURRENCY_PER_ENDPOINT: '2',
+          WEBHOOK_ALLOW_HTTP: 'true',
+          WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8',
+        }),
+        WEBHOOKS_CONFIG.keys,
+      ),
     );
     expect(options).toMatchObject({
       retryScheduleMs: [0, 2000, 60000],

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { HeraldError, isUuid, newId } from '@herald/core';
 import { addressAllowList } from './endpoint-address';
 import { EndpointPolicy, validateCreateWebhook, validateUpdateWebhook, validateWebhookListQuery } from './webhook-input.validation';
@@ -18,6 +17,7 @@ import {
 import { newSigningSecret, ROTATION_OVERLAP_MS, signingSecrets } from './webhook-secrets';
 import type { Webhook } from './webhook.types';
 import { WebhooksRepository } from './webhooks.repository';
+import { WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks.config';
 
 const notFound = () => new HeraldError('not_found', 'Webhook not found');
 
@@ -31,7 +31,7 @@ export class WebhooksService {
   private readonly policy: EndpointPolicy;
 
   constructor(
-    @Inject(CONFIG) config: HeraldConfig,
+    @Inject(WEBHOOKS_CONFIG.token) config: WebhooksConfig,
     private readonly webhooks: WebhooksRepository,
   ) {
     this.policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowed: addressAllowList(config.WEBHOOK_ALLOWED_ADDRESSES) };

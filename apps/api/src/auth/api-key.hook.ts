@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeysService } from '@herald/accounts';
-import { HeraldConfig } from '@herald/config';
 import { isHeraldError } from '@herald/core';
 import { sendError } from '@herald/http';
-import { RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
+import { RateLimitConfig, RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
 
 /** Paths served without a key: probes, metrics and the API's own description. */
 const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$)/;
@@ -18,7 +17,7 @@ export function installApiKeyHook(
   fastify: FastifyInstance,
   apiKeys: ApiKeysService,
   rateLimiter: RateLimiter,
-  config: HeraldConfig,
+  config: RateLimitConfig,
 ): void {
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (PUBLIC.test(request.url.split('?')[0])) return;

@@ -123,7 +123,10 @@ function rateLimitMessage(limit: number): string {
 }
 
 /** The 413 and 429 examples as this deployment words them (its body limit, its default rate). */
-export function withDeploymentExamples(document: OpenAPIObject, config: HeraldConfig): OpenAPIObject {
+export function withDeploymentExamples(
+  document: OpenAPIObject,
+  config: Pick<HeraldConfig, 'API_BODY_LIMIT_BYTES' | 'RATE_LIMIT_DEFAULT'>,
+): OpenAPIObject {
   const messages: Partial<Record<string, string>> = {
     413: bodyTooLarge(config.API_BODY_LIMIT_BYTES).message,
     429: rateLimitMessage(config.RATE_LIMIT_DEFAULT),

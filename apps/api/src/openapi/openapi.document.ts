@@ -10,11 +10,17 @@ import { componentSchemas, schemaRef } from './schemas';
 /** The path /openapi.json is served at; the document describes it too. */
 export const OPENAPI_PATH = '/openapi.json';
 
+/** The settings the document states (limits, regions, the public URL). */
+type OpenApiConfig = Pick<
+  HeraldConfig,
+  'PUBLIC_API_URL' | 'API_BODY_LIMIT_BYTES' | 'MAX_RECIPIENTS' | 'MAX_EMAIL_BYTES' | 'MAX_BATCH_SIZE' | 'MAX_SCHEDULE_DAYS' | 'HERALD_REGIONS' | 'IDEMPOTENCY_TTL_SECONDS' | 'RATE_LIMIT_DEFAULT'
+>;
+
 /**
  * The API's OpenAPI 3.1 document: the routes Nest reflects from the controllers' decorators,
  * the component schemas, and the unauthenticated operator routes described by hand.
  */
-export function buildOpenApiDocument(app: INestApplication, config: HeraldConfig): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, config: OpenApiConfig): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Herald API')
     .setDescription(description(config))
@@ -47,7 +53,7 @@ export function buildOpenApiDocument(app: INestApplication, config: HeraldConfig
   return withDeploymentExamples(describeOperatorRoutes(document), config);
 }
 
-function description(config: HeraldConfig): string {
+function description(config: OpenApiConfig): string {
   const hours = Math.round(config.IDEMPOTENCY_TTL_SECONDS / 360) / 10;
   return [
     "Herald is an open-source email delivery service. Its REST API is wire-compatible with Resend's: the official " +

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { NatsService, type SendCommand } from '@herald/bus';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { addressDomain, GroupCommit, parseAddress, PeriodicJob } from '@herald/core';
 import { emailEvent, EmailEventOutbox, EmailStore, ONCE_PER_EMAIL, type ClaimedEmail, type EmailEventRecord, type EmailOutcome } from '@herald/messages';
 import { MetricsService } from '@herald/observability';
@@ -12,6 +11,7 @@ import { OutcomeCollector } from './outcome-collector';
 import { prepareMessage } from './prepare-message';
 import { SenderIdentities } from './sender-identity';
 import { testAddressOutcome } from './test-addresses';
+import { DELIVERY_CONFIG, DeliveryConfig } from '../delivery.config';
 
 /** The Transmitter the engine sends through (SmtpTransmitter in the worker). */
 export const TRANSMITTER = Symbol('TRANSMITTER');
@@ -50,7 +50,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   );
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(DELIVERY_CONFIG.token) private readonly config: DeliveryConfig,
     private readonly store: EmailStore,
     private readonly identities: SenderIdentities,
     @Inject(TRANSMITTER) private readonly transmitter: Transmitter,

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { emailEvent, EmailEventOutbox, EmailStore, type EmailEventRecord, type LateStatus } from '@herald/messages';
 import { SuppressionsService } from '@herald/suppressions';
 import { bounceOfDsnRecipient, type ParsedReport } from '../bounce';
 import { isHardBounce } from '../bounce-classification';
 import type { Bounce } from '../delivery.types';
 import { testAddressOutcome } from './test-addresses';
+import { DELIVERY_CONFIG, DeliveryConfig } from '../delivery.config';
 
 /** A report that arrived at the bounce MX (@herald/smtp) for one of our emails. */
 export interface ReceivedReport {
@@ -29,7 +29,7 @@ export class LateReports {
   private readonly logger = new Logger(LateReports.name);
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(DELIVERY_CONFIG.token) private readonly config: DeliveryConfig,
     private readonly store: EmailStore,
     private readonly outbox: EmailEventOutbox,
     private readonly suppressions: SuppressionsService,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { DomainsRepository, DomainsService, type Domain } from '@herald/domains';
+import { DELIVERY_CONFIG, DeliveryConfig } from '../delivery.config';
 
 /** Who an email is sent as: its verified domain, the key that signs for it, its Return-Path domain. */
 export interface SenderIdentity {
@@ -26,7 +26,7 @@ export class SenderIdentities {
   private readonly cache = new Map<string, { lookup: SenderLookup; at: number }>();
 
   constructor(
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    @Inject(DELIVERY_CONFIG.token) private readonly config: DeliveryConfig,
     private readonly domains: DomainsRepository,
     private readonly domainsService: DomainsService,
   ) {}

@@ -1,11 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { NatsService } from '@herald/bus';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { SmtpTransmitter } from '../transport';
-
-/** The EHLO name of this region's senders. */
-export const deliveryHostname = (config: Pick<HeraldConfig, 'DELIVERY_HOSTNAME' | 'HERALD_REGION' | 'MAIL_DOMAIN'>): string =>
-  config.DELIVERY_HOSTNAME ?? `mta.${config.HERALD_REGION}.${config.MAIL_DOMAIN}`;
+import { DELIVERY_CONFIG, DeliveryConfig, deliveryHostname } from '../delivery.config';
 
 /**
  * The worker's SMTP transmitter, built from config. It stops with the NATS connection's drain,
@@ -17,7 +13,7 @@ export class SmtpTransmitterHost implements OnModuleInit {
   readonly transmitter: SmtpTransmitter;
 
   constructor(
-    @Inject(CONFIG) config: HeraldConfig,
+    @Inject(DELIVERY_CONFIG.token) config: DeliveryConfig,
     private readonly nats: NatsService,
   ) {
     const logger = new Logger(SmtpTransmitter.name);

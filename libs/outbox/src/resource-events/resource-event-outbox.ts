@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EventPublisher, type HeraldEvent } from '@herald/bus';
-import { CONFIG, HeraldConfig } from '@herald/config';
 import { Outbox } from '../outbox';
 import { EVENT_RELAY_AFTER_MS, outboxTuning } from '../outbox.tuning';
 import { ResourceEventsRepository, type ChangeTransaction } from './resource-events.repository';
+import { OUTBOX_CONFIG, OutboxConfig } from '../outbox.config';
 
 /** An event and the region whose stream it goes to. */
 interface RegionEvent {
@@ -23,7 +23,7 @@ export class ResourceEventOutbox implements OnApplicationBootstrap, OnModuleDest
   private readonly outbox: Outbox<RegionEvent>;
 
   constructor(
-    @Inject(CONFIG) config: HeraldConfig,
+    @Inject(OUTBOX_CONFIG.token) config: OutboxConfig,
     private readonly repository: ResourceEventsRepository,
     publisher: EventPublisher,
   ) {

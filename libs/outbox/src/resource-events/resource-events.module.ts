@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OUTBOX_CONFIG } from '../outbox.config';
 import { ResourceEventOutbox } from './resource-event-outbox';
 import { ResourceEventsRepository } from './resource-events.repository';
 
@@ -7,7 +8,7 @@ import { ResourceEventsRepository } from './resource-events.repository';
  * DatabaseModule and BusModule.
  */
 @Module({
-  providers: [ResourceEventsRepository, ResourceEventOutbox],
+  providers: [OUTBOX_CONFIG.provider, ResourceEventsRepository, ResourceEventOutbox],
   exports: [ResourceEventOutbox],
 })
 export class ResourceEventsModule {}

@@ -1,17 +1,13 @@
-import { Controller, INestMicroservice, Module, UseFilters } from '@nestjs/common';
+import { INestApplicationContext, Injectable, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { Test, TestingModule } from '@nestjs/testing';
 import { AckPolicy, JetStreamManager } from '@nats-io/jetstream';
 import { ConfigModule, HeraldConfig } from '@herald/config';
 import { HeraldError, newId } from '@herald/core';
 import { IsolatedConfig, isolatedConfig } from '@herald/testing';
 import { BusModule } from './bus.module';
-import { JetStreamConsumerOptions } from './jetstream.consumer';
+import { JetStreamBinding, jetStreamConsumers, JetStreamConsumers, JetStreamHandler } from './jetstream.consumers';
 import { JetStreamContext } from './jetstream.context';
-import { JetStreamExceptionFilter } from './jetstream-exception.filter';
-import { JetStreamServer } from './jetstream.server';
 import { NatsService } from './nats.service';
 import { SendCommand, SendPublisher, sendCommandSchema } from './send-publisher';
 import { parsePayload } from './payload.schema';
@@ -30,19 +26,13 @@ interface Delivery {
 let behaviour: (payload: unknown, ctx: JetStreamContext) => Promise<void> = async () => undefined;
 let deliveries: Delivery[] = [];
 
-@Controller()
-class SendHandlers {
-  @EventPattern('send')
-  async handle(@Payload() payload: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+@Injectable()
+class SendHandler implements JetStreamHandler {
+  async handle(payload: unknown, ctx: JetStreamContext): Promise<void> {
     deliveries.push({ payload, subject: ctx.getSubject(), deliveryCount: ctx.getDeliveryCount() });
     await behaviour(payload, ctx);
   }
 }
-
-/** The same handler for the hybrid app, where the filter is attached to the controller. */
-@Controller()
-@UseFilters(JetStreamExceptionFilter)
-class FilteredSendHandlers extends SendHandlers {}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -54,21 +44,21 @@ async function waitFor(check: () => Promise<boolean> | boolean, what: string, ti
   }
 }
 
-describe('JetStreamServer (real NATS, real Nest microservice)', () => {
+describe('JetStreamConsumers (real NATS, a role application context)', () => {
   let isolated: IsolatedConfig;
   let config: HeraldConfig;
   let publisherModule: TestingModule;
   let publisher: SendPublisher;
   let jsm: JetStreamManager;
   let stream: string;
-  let worker: INestMicroservice | NestFastifyApplication | null = null;
+  let worker: INestApplicationContext | null = null;
 
   const command = (): SendCommand => ({ emailId: newId(), teamId: newId(), region: REGION });
-  const consumerOptions = (overrides: Partial<JetStreamConsumerOptions> = {}): JetStreamConsumerOptions => ({
+  const binding = (overrides: Partial<JetStreamBinding> = {}): JetStreamBinding => ({
     stream,
     durable: DURABLE,
     filterSubject: sendSubject(config.NATS_NAMESPACE, REGION),
-    pattern: 'send',
+    handler: SendHandler,
     ackWaitMs: 2000,
     retry: { initialMs: 100, maxMs: 400 },
     ...overrides,
@@ -86,17 +76,15 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
   };
   const consumerState = () => jsm.consumers.info(stream, DURABLE);
 
-  /** A worker role: a standalone Nest microservice with its own connection. */
-  async function startWorker(overrides: Partial<JetStreamConsumerOptions> = {}): Promise<JetStreamServer> {
-    const server = new JetStreamServer({ nats: { servers: config.NATS_URL }, consumers: [consumerOptions(overrides)] });
-    const app = await NestFactory.createMicroservice(
-      { module: class WorkerModule {}, imports: [ConfigModule.forRoot(config), BusModule], controllers: [SendHandlers] },
-      { strategy: server, logger: false },
+  /** A worker role: an application context whose consumers share its NatsService's connection. */
+  async function startWorker(overrides: Partial<JetStreamBinding> = {}, handlers: Type<JetStreamHandler>[] = [SendHandler]): Promise<INestApplicationContext> {
+    const app = await NestFactory.createApplicationContext(
+      { module: class WorkerModule {}, imports: [ConfigModule.forRoot(config), BusModule], providers: [...handlers, jetStreamConsumers([binding(overrides)])] },
+      { logger: false, abortOnError: false },
     );
-    app.useGlobalFilters(new JetStreamExceptionFilter());
     worker = app;
-    await app.listen();
-    return server;
+    await app.init();
+    return app;
   }
 
   beforeAll(async () => {
@@ -127,7 +115,7 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
     await isolated?.cleanup();
   });
 
-  it('delivers the JSON payload to the @EventPattern handler and acks it', async () => {
+  it("delivers the JSON payload to the binding's handler and acks it", async () => {
     await startWorker();
     const cmd = command();
     await publisher.publish(cmd);
@@ -151,7 +139,7 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
   it('terminates a payload that is not JSON without calling the handler or redelivering it', async () => {
     const terminations = watchTerminations();
     await startWorker({ ackWaitMs: 500 });
-    await publisherModule.get(NatsService).jetstream().publish(consumerOptions().filterSubject, '{"emailId": oops');
+    await publisherModule.get(NatsService).jetstream().publish(binding().filterSubject, '{"emailId": oops');
     await waitFor(async () => (await consumerState()).delivered.consumer_seq === 1, 'the delivery');
     // Longer than ack_wait and the retry delay: a nak or a missing ack would have redelivered by now.
     await sleep(700);
@@ -170,7 +158,7 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
     };
     const terminations = watchTerminations();
     await startWorker({ ackWaitMs: 500 });
-    await publisherModule.get(NatsService).jetstream().publish(consumerOptions().filterSubject, JSON.stringify({ emailId: 42 }));
+    await publisherModule.get(NatsService).jetstream().publish(binding().filterSubject, JSON.stringify({ emailId: 42 }));
     await waitFor(() => deliveries.length === 1, 'the delivery');
     await sleep(700);
     expect(deliveries).toHaveLength(1);
@@ -191,7 +179,7 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
     await jsm.consumers.add(stream, {
       durable_name: DURABLE,
       ack_policy: AckPolicy.Explicit,
-      filter_subject: consumerOptions().filterSubject,
+      filter_subject: binding().filterSubject,
       max_ack_pending: 100,
     });
     await startWorker({ maxAckPending: 2 });
@@ -201,8 +189,8 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
     expect(most).toBe(2);
   });
 
-  it('refuses to listen when no handler has the pattern of a consumer', async () => {
-    await expect(startWorker({ pattern: 'nobody-handles-this' })).rejects.toThrow(/no @EventPattern\('nobody-handles-this'\)/);
+  it("refuses to boot when a binding's handler is not a provider of the role", async () => {
+    await expect(startWorker({}, [])).rejects.toThrow(/JetStreamConsumers.*SendHandler/s);
   });
 
   it('close() waits for an in-flight handler, which still acks its message', async () => {
@@ -213,36 +201,33 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
       await sleep(100);
       finished = true;
     };
-    const server = await startWorker();
+    const consumers = (await startWorker()).get(JetStreamConsumers);
     await publisher.publish(command());
     await waitFor(() => deliveries.length === 1, 'the delivery');
-    expect(server.inFlight()).toEqual({ [DURABLE]: 1 });
-    await server.close();
+    expect(consumers.inFlight()).toEqual({ [DURABLE]: 1 });
+    await consumers.close();
     expect(finished).toBe(true);
     await waitFor(async () => (await streamMessages()) === 0, 'the ack of the drained handler', 1000);
   });
 
-  it('in a hybrid app sharing NatsService, app.close() drains handlers before the connection', async () => {
+  it("runs on the role's NatsService, and app.close() drains handlers before the connection", async () => {
     behaviour = async () => {
       throw new HeraldError('validation_error', 'bad command');
     };
-    const app = await NestFactory.create<NestFastifyApplication>(
-      { module: class ApiModule {}, imports: [ConfigModule.forRoot(config), BusModule], controllers: [FilteredSendHandlers] },
-      new FastifyAdapter(),
-      { logger: false },
-    );
-    worker = app;
-    const server = new JetStreamServer({ nats: app.get(NatsService), consumers: [consumerOptions()] });
-    app.connectMicroservice({ strategy: server });
-    await app.init();
-    await app.startAllMicroservices();
-    expect(server.unwrap()).toBe(app.get(NatsService).connection);
+    const terminations = watchTerminations();
+    const app = await startWorker();
+    const connection = app.get(NatsService).connection;
+    const received = connection.stats().inMsgs;
 
-    // The controller-level filter exposes the HeraldError, so the message is terminated, not retried.
+    // The handler's HeraldError reaches the settlement unchanged, so the message is terminated, not retried.
     await publisher.publish(command());
     await waitFor(() => deliveries.length === 1, 'the first delivery');
     await sleep(300);
     expect(deliveries).toHaveLength(1);
+    expect(terminations.seen.count).toBe(1);
+    terminations.stop();
+    // The message came over the role's own connection: the consumers open none of their own.
+    expect(connection.stats().inMsgs).toBeGreaterThan(received);
 
     let finished = false;
     behaviour = async () => {
@@ -254,6 +239,7 @@ describe('JetStreamServer (real NATS, real Nest microservice)', () => {
     await app.close();
     worker = null;
     expect(finished).toBe(true);
+    expect(connection.isClosed()).toBe(true);
     await waitFor(async () => (await streamMessages()) === 0, 'the ack of the drained handler', 1000);
   });
 });

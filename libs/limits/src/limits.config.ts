@@ -1,0 +1,8 @@
+import { configSlice, HeraldConfig, SliceOf } from '@herald/config';
+
+/** What the limits services read of the configuration. */
+export const LIMITS_CONFIG = configSlice('limits', ['LIMITS_FALLBACK_SHARE', 'FREE_DAILY_LIMIT']);
+export type LimitsConfig = SliceOf<typeof LIMITS_CONFIG>;
+
+/** What `rateLimitFor` reads: the edges (the API's key hook, SMTP submissions) pass it on. */
+export type RateLimitConfig = Pick<HeraldConfig, 'RATE_LIMIT_DEFAULT' | 'RATE_LIMIT_PLANS'>;
