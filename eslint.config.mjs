@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const SPEC_FILES = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'];
 const PERSISTENCE_MODULES = ['typeorm', '@nestjs/typeorm', 'pg'];
 
-// Temporary: services that still import typeorm or pg. Removed when the item-1 slice lands.
+// TEMPORARY ALLOWLIST, removed when the item-1 slice lands: services that still import typeorm.
 const TYPEORM_ALLOWLIST = [
   'libs/domains/src/domain-events.ts',
   'libs/domains/src/domain-verification.listener.ts',
@@ -59,7 +59,7 @@ const boundaryPolicies = [
       { to: { element: { type: 'lib', fileInternalPath: '!src/index.ts' } } },
       { to: { element: { type: 'lib' } }, dependency: { source: '!@herald/*' } },
     ],
-    message: 'deep-import: import libs/{{to.element.captured.lib}} through @herald/{{to.element.captured.lib}} (its src/index.ts), not {{dependency.source}}',
+    message: 'deep-import: reach libs/{{to.element.captured.lib}} through @herald/{{to.element.captured.lib}}, not {{dependency.source}}',
   },
   {
     from: { element: { type: 'lib', captured: { lib: 'emails' } } },
