@@ -8,18 +8,6 @@ import tseslint from 'typescript-eslint';
 const SPEC_FILES = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'];
 const PERSISTENCE_MODULES = ['typeorm', '@nestjs/typeorm', 'pg'];
 
-// TEMPORARY ALLOWLIST, removed when the item-1 slice lands: services that still import typeorm.
-const TYPEORM_ALLOWLIST = [
-  'libs/domains/src/domain-events.ts',
-  'libs/domains/src/domain-verification.listener.ts',
-  'libs/domains/src/verification/domain-status.listener.ts',
-  'libs/domains/src/verification/domain-verifier.service.ts',
-  'libs/domains/src/verification/verification-scheduler.service.ts',
-  'libs/idempotency/src/idempotency.fixtures.ts',
-  'libs/runtime/src/readiness.checks.ts',
-  'libs/suppressions/src/suppression-events.ts',
-];
-
 // The fixture tree mirrors the real layout, so the same element patterns classify both.
 const FIXTURES = 'test/lint/fixtures';
 
@@ -37,7 +25,6 @@ const boundarySettings = {
     { category: 'spec', pattern: SPEC_FILES },
     { category: 'persistence', pattern: ['**/*.repository.ts', '**/*.entity.ts', '**/*.module.ts'] },
     { category: 'migration', pattern: 'libs/database/src/migrations/**' },
-    { category: 'typeorm-allowlist', pattern: TYPEORM_ALLOWLIST },
   ],
 };
 
@@ -79,7 +66,7 @@ const boundaryPolicies = [
   {
     from: [
       { element: { type: 'lib', captured: { lib: 'database' } } },
-      { file: { categories: ['persistence', 'migration', 'typeorm-allowlist', 'spec'] } },
+      { file: { categories: ['persistence', 'migration', 'spec'] } },
     ],
     allow: { to: { module: { source: PERSISTENCE_MODULES } } },
   },
