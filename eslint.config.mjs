@@ -64,10 +64,7 @@ const boundaryPolicies = [
     message: 'service-typeorm: only *.repository.ts, *.entity.ts and *.module.ts may import {{to.module.source}}',
   },
   {
-    from: [
-      { element: { type: 'lib', captured: { lib: 'database' } } },
-      { file: { categories: ['persistence', 'migration', 'spec'] } },
-    ],
+    from: [{ element: { type: 'lib', captured: { lib: 'database' } } }, { file: { categories: ['persistence', 'migration', 'spec'] } }],
     allow: { to: { module: { source: PERSISTENCE_MODULES } } },
   },
   {

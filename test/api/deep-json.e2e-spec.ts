@@ -102,7 +102,11 @@ describe('JSON bodies built to exhaust the process: nested deep, or millions of 
     for (const refusal of refusals) {
       expect(refusal).toEqual({
         status: 422,
-        body: { statusCode: 422, name: 'validation_error', message: `The request body must not hold more than ${MAX_JSON_CONTAINERS} arrays and objects.` },
+        body: {
+          statusCode: 422,
+          name: 'validation_error',
+          message: `The request body must not hold more than ${MAX_JSON_CONTAINERS} arrays and objects.`,
+        },
       });
     }
     expect((await fetch(`${api.url}/api-keys`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);

@@ -11,10 +11,7 @@ const UNKNOWN_EMAIL = '6f1c7a3e-2a4b-4c1d-9e8f-0a1b2c3d4e5f';
 
 const addresses = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.com`);
 /** An email from the team's own (verified) domain. */
-const email = (
-  team: TestTeam,
-  recipients: { to: string | string[]; cc?: string[]; bcc?: string[]; replyTo?: string },
-): CreateEmailOptions => ({
+const email = (team: TestTeam, recipients: { to: string | string[]; cc?: string[]; bcc?: string[]; replyTo?: string }): CreateEmailOptions => ({
   from: `Acme <${team.from('hello')}>`,
   subject: 'Hi',
   text: 'Hi',
@@ -41,8 +38,7 @@ const nextUtcMonth = () => {
 };
 
 type HeaderBag = Headers | Record<string, string> | null;
-const header = (headers: HeaderBag, name: string): string | null =>
-  headers instanceof Headers ? headers.get(name) : (headers?.[name] ?? null);
+const header = (headers: HeaderBag, name: string): string | null => (headers instanceof Headers ? headers.get(name) : (headers?.[name] ?? null));
 
 function expectRateLimitHeaders(headers: HeaderBag, limit: number): void {
   expect(header(headers, 'ratelimit-limit')).toBe(String(limit));

@@ -25,10 +25,7 @@ describe('two regional API processes', () => {
       const key = await herald(env, 'key', 'create', '--team', team.id);
       teams[name] = { id: team.id, token: key.token, from: `hello@${name}-team.acme.test`, region };
     }
-    [us, eu] = await Promise.all([
-      startApiProcess({ ...env, HERALD_REGION: 'us-east-1' }),
-      startApiProcess({ ...env, HERALD_REGION: 'eu-west-1' }),
-    ]);
+    [us, eu] = await Promise.all([startApiProcess({ ...env, HERALD_REGION: 'us-east-1' }), startApiProcess({ ...env, HERALD_REGION: 'eu-west-1' })]);
     probe = await NatsProbe.open(isolated.config);
     db = new Client({ connectionString: isolated.config.DATABASE_URL });
     await db.connect();
@@ -91,9 +88,7 @@ describe('two regional API processes', () => {
   ])('50 concurrent requests with one Idempotency-Key produce one email (%s)', async (label, apis) => {
     const key = `order-42/${label}`;
     const [a, b] = apis();
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => send(i % 2 ? b : a, teams.us, 'Your order', key)),
-    );
+    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i % 2 ? b : a, teams.us, 'Your order', key)));
     const { rows } = await db.query(`SELECT id FROM emails WHERE team_id = $1 AND idempotency_key = $2`, [teams.us.id, key]);
     expect(rows).toHaveLength(1);
     const id = rows[0].id;

@@ -64,7 +64,10 @@ function routerTable(fastify: FastifyInstance): string[] {
     stack.length = depth;
     stack.push(match[2] ?? match[5] ?? '');
     if (!match[3]) continue;
-    const path = stack.join('').replace(/\/+/g, '/').replace(/:(\w+)/g, '{$1}');
+    const path = stack
+      .join('')
+      .replace(/\/+/g, '/')
+      .replace(/:(\w+)/g, '{$1}');
     for (const method of match[3].split(', ')) routes.push(`${method.toLowerCase()} ${path}`);
   }
   return routes;
@@ -102,7 +105,8 @@ describe('the generated OpenAPI document', () => {
       const body = op.requestBody?.content?.['application/json']?.schema;
       if (body) schemas.push([`${route} requestBody`, body]);
       for (const [status, r] of Object.entries(op.responses as Json)) {
-        for (const [type, media] of Object.entries(((r as Json).content ?? {}) as Json)) schemas.push([`${route} ${status} ${type}`, (media as Json).schema]);
+        for (const [type, media] of Object.entries(((r as Json).content ?? {}) as Json))
+          schemas.push([`${route} ${status} ${type}`, (media as Json).schema]);
       }
     }
     expect(schemas.length).toBeGreaterThan(100);
@@ -111,7 +115,10 @@ describe('the generated OpenAPI document', () => {
     // 3.0 keywords a 3.1 reader ignores: nullability must be in `type`.
     expect(JSON.stringify(doc)).not.toMatch(/"nullable":|"exclusiveMinimum":true|"exclusiveMaximum":true/);
     for (const [route, op] of operations()) {
-      const declared = (op.parameters ?? []).filter((p: Json) => p.in === 'path').map((p: Json) => p.name).sort();
+      const declared = (op.parameters ?? [])
+        .filter((p: Json) => p.in === 'path')
+        .map((p: Json) => p.name)
+        .sort();
       const inPath = [...route.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
       expect({ route, params: declared }).toEqual({ route, params: inPath });
     }
@@ -124,7 +131,11 @@ describe('the generated OpenAPI document', () => {
       // Fastify answers HEAD for every GET by itself.
       .filter((route) => !route.startsWith('head '));
     expect(served.length).toBeGreaterThan(30);
-    expect(operations().map(([route]) => route).sort()).toEqual([...new Set(served)].sort());
+    expect(
+      operations()
+        .map(([route]) => route)
+        .sort(),
+    ).toEqual([...new Set(served)].sort());
   });
 
   it('has a working example for every request body, answered by the running API in the documented shape', async () => {
@@ -138,11 +149,17 @@ describe('the generated OpenAPI document', () => {
     for (const [route, op] of routes) {
       const example = exampleOf(op.requestBody.content['application/json'].schema);
       expect({ route, example: example === undefined ? 'missing' : 'given' }).toEqual({ route, example: 'given' });
-      expect({ route, problems: problemsAt(pointer(route, 'requestBody', 'content', 'application/json', 'schema'), example) }).toEqual({ route, problems: [] });
+      expect({ route, problems: problemsAt(pointer(route, 'requestBody', 'content', 'application/json', 'schema'), example) }).toEqual({
+        route,
+        problems: [],
+      });
       const [method, path] = route.split(' ');
       const sent = await call(api.url, acme.token, method.toUpperCase(), withIds(path), example);
       expect({ route, status: sent.status, error: sent.status === 200 ? undefined : sent.body }).toEqual({ route, status: 200, error: undefined });
-      expect({ route, problems: problemsAt(pointer(route, 'responses', '200', 'content', 'application/json', 'schema'), sent.body) }).toEqual({ route, problems: [] });
+      expect({ route, problems: problemsAt(pointer(route, 'responses', '200', 'content', 'application/json', 'schema'), sent.body) }).toEqual({
+        route,
+        problems: [],
+      });
       if (!path.includes('{') && typeof sent.body?.id === 'string') created[path.split('/')[1]] ??= sent.body.id;
       if (route === 'post /emails') {
         // The reschedule example needs a scheduled email: the same example, sent for later.

@@ -29,10 +29,10 @@ describe("the OpenAPI document's error examples", () => {
     await api.close();
   });
 
-  const requestExample = (op: Json): unknown =>
-    op.requestBody ? document.exampleOf(op.requestBody.content['application/json'].schema) : undefined;
+  const requestExample = (op: Json): unknown => (op.requestBody ? document.exampleOf(op.requestBody.content['application/json'].schema) : undefined);
   /** The route's path with its parameters filled: unknown resources by default. */
-  const path = (route: string, value: (param: string) => string = unknownId) => route.split(' ')[1]!.replace(/\{(\w+)\}/g, (_, p: string) => value(p));
+  const path = (route: string, value: (param: string) => string = unknownId) =>
+    route.split(' ')[1]!.replace(/\{(\w+)\}/g, (_, p: string) => value(p));
   const unknownId = (param: string) => (param === 'eventId' ? `msg_${randomBytes(16).toString('hex')}` : randomUUID());
   const send = (route: string, token: string | null, urlPath: string, body?: unknown, headers?: Record<string, string>) =>
     call(api.url, token, route.split(' ')[0]!.toUpperCase(), urlPath, body, headers);
@@ -57,7 +57,13 @@ describe("the OpenAPI document's error examples", () => {
     },
     422: (route, op) => {
       // A bad path parameter, a bad page, or a body missing what the route needs, whichever the route has.
-      if (route.includes('{')) return send(route, acme.token, path(route, () => 'not-an-id'), requestExample(op));
+      if (route.includes('{'))
+        return send(
+          route,
+          acme.token,
+          path(route, () => 'not-an-id'),
+          requestExample(op),
+        );
       if (route.startsWith('get ')) return send(route, acme.token, `${path(route)}?limit=0`);
       if (route === 'post /emails') return send(route, acme.token, path(route), { ...(requestExample(op) as object), to: 'nobody' });
       return send(route, acme.token, path(route), {});

@@ -174,7 +174,12 @@ describe('the OpenAPI document, against real responses', () => {
     expect(okProblems('get /webhooks/{id}/events', events.body)).toEqual([]);
     const eventId: string = events.body.data[0].id;
     const attempt = { messageId: eventId, attempt: 1, statusCode: 500, error: null, responseExcerpt: 'busy', durationMs: 12, sentAt: new Date() };
-    await messages.recordAttempt({ id: eventId, webhookId: id }, attempt, { status: 'pending', nextAttemptAt: new Date(Date.now() + 60_000) }, 3_600_000);
+    await messages.recordAttempt(
+      { id: eventId, webhookId: id },
+      attempt,
+      { status: 'pending', nextAttemptAt: new Date(Date.now() + 60_000) },
+      3_600_000,
+    );
 
     const event = await call(api.url, acme.token, 'GET', `/webhooks/${id}/events/${eventId}`);
     expect(event.body).toMatchObject({ status: 'pending', next_attempt_at: expect.any(String), payload });

@@ -132,7 +132,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists exactly the routes the API serves, and the API serves each of them', async () => {
-    expect(operations().map(([route]) => route).sort()).toEqual([...API_ROUTES, ...OPERATOR_ROUTES].sort());
+    expect(
+      operations()
+        .map(([route]) => route)
+        .sort(),
+    ).toEqual([...API_ROUTES, ...OPERATOR_ROUTES].sort());
     const unknown = await call(api.url, acme.token, 'GET', '/no-such-endpoint');
     expect(unknown.status).toBe(404);
     for (const route of API_ROUTES) {
@@ -172,10 +176,18 @@ describe('the OpenAPI document', () => {
 
   it('declares the pagination query of GET /emails and GET /domains and nothing reflected from `unknown` params', () => {
     const query = operation('get /emails').parameters.filter((p: Json) => p.in === 'query');
-    expect(query.map((p: Json) => [p.name, p.required])).toEqual([['limit', false], ['after', false], ['before', false]]);
+    expect(query.map((p: Json) => [p.name, p.required])).toEqual([
+      ['limit', false],
+      ['after', false],
+      ['before', false],
+    ]);
     expect(query[0].schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
     const domains = operation('get /domains').parameters.filter((p: Json) => p.in === 'query');
-    expect(domains.map((p: Json) => [p.name, p.required])).toEqual([['limit', false], ['after', false], ['before', false]]);
+    expect(domains.map((p: Json) => [p.name, p.required])).toEqual([
+      ['limit', false],
+      ['after', false],
+      ['before', false],
+    ]);
     expect(domains[0].schema).toEqual({ type: 'integer', minimum: 1, maximum: 100 });
     for (const [route, op] of operations()) {
       for (const p of op.parameters ?? []) expect(KNOWN_PARAMETERS).toContain(p.name);

@@ -72,7 +72,15 @@ describe('Redis down under load', () => {
     try {
       const response = await fetch(`${api.url}/emails`, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) });
       const json = (await response.json()) as { id?: string };
-      return { kind, key, status: response.status, id: json.id, retryAfter: response.headers.get('retry-after'), startedAt, endedAt: performance.now() };
+      return {
+        kind,
+        key,
+        status: response.status,
+        id: json.id,
+        retryAfter: response.headers.get('retry-after'),
+        startedAt,
+        endedAt: performance.now(),
+      };
     } catch {
       return { kind, key, status: 0, retryAfter: null, startedAt, endedAt: performance.now() };
     }
@@ -151,7 +159,10 @@ describe('Redis down under load', () => {
     const during = answers.filter((a) => a.endedAt >= outageStart && a.startedAt <= outageEnd);
     const latencies = during.map((a) => a.endedAt - a.startedAt).sort((x, y) => x - y);
     const p99 = percentile(latencies, 99);
-    const before = answers.filter((a) => a.endedAt < outageStart).map((a) => a.endedAt - a.startedAt).sort((x, y) => x - y);
+    const before = answers
+      .filter((a) => a.endedAt < outageStart)
+      .map((a) => a.endedAt - a.startedAt)
+      .sort((x, y) => x - y);
     console.log(
       `redis outage of ${Math.round(outageEnd - outageStart)} ms under load: ${answers.length} answers ${JSON.stringify(statuses)}; ` +
         `${during.length} answered during the outage: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, ` +
@@ -169,7 +180,8 @@ describe('Redis down under load', () => {
 
     // Answered once: every key ends up answered, always with the same id.
     expect(replays.filter((a) => a.status !== 200)).toEqual([]);
-    for (const a of answers.filter((x) => x.key && x.status === 200)) expect({ key: a.key, id: a.id }).toEqual({ key: a.key, id: answered.get(a.key!) });
+    for (const a of answers.filter((x) => x.key && x.status === 200))
+      expect({ key: a.key, id: a.id }).toEqual({ key: a.key, id: answered.get(a.key!) });
 
     // From Postgres: one email per key (the one answered), and one per unkeyed 200.
     const { rows } = await db.query<{ key: string; ids: string[] }>(

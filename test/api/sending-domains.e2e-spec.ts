@@ -5,7 +5,6 @@ import { call, startTestApi, TestApi, TestTeam, UUID } from '../support/api-harn
 import { DatabaseProbe } from '../support/database-probe';
 import { NatsProbe } from '../support/nats-probe';
 
-
 /** A name no team has added. */
 const unknownDomain = (label: string) => `${label}-${randomUUID().slice(0, 8)}.example`;
 const emailFrom = (from: string, patch: Partial<CreateEmailOptions> = {}): CreateEmailOptions =>
@@ -69,7 +68,12 @@ describe('sending domains on the send path', () => {
       expect(data).toBeNull();
       expect(error).toEqual(refusedDomain(stranger));
       // The raw answer, for the status line the SDK folds into `error`.
-      const raw = await call(api.url, team.token, 'POST', '/emails', { from: `hello@${stranger}`, to: 'jane@example.com', subject: 'Hi', text: 'Hi' });
+      const raw = await call(api.url, team.token, 'POST', '/emails', {
+        from: `hello@${stranger}`,
+        to: 'jane@example.com',
+        subject: 'Hi',
+        text: 'Hi',
+      });
       expect(raw).toMatchObject({ status: 403, body: refusedDomain(stranger) });
       expect(await db.emailCount(team.teamId)).toBe(0);
     });

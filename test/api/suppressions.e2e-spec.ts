@@ -180,7 +180,8 @@ describe('suppressions through the resend SDK', () => {
 
   it('answers in the shapes /openapi.json documents', async () => {
     const document = new OpenApiDocument((await call(api.url, null, 'GET', '/openapi.json')).body);
-    const ok = (method: string, path: string) => document.resolve(document.operation(`${method} ${path}`).responses['200'].content['application/json'].schema);
+    const ok = (method: string, path: string) =>
+      document.resolve(document.operation(`${method} ${path}`).responses['200'].content['application/json'].schema);
     const items = (list: Json) => document.resolve(list.properties.data.items);
     const entry = (await acme.resend.suppressions.add({ email: address('doc') })).data!;
     expect(Object.keys(entry).sort()).toEqual([...ok('get', '/suppressions/{idOrEmail}').required].sort());

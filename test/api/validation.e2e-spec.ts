@@ -134,8 +134,7 @@ describe('the email size limit (MAX_EMAIL_BYTES=2048)', () => {
 
   // Counted: subject + html + text as UTF-8, custom headers, attachments as base64.
   // 1527 bytes travel as 2036 characters of base64; with `<p>x</p>` (8) that leaves 4 for the subject.
-  const sized = (subject: string, attachments: { content: string }[]) =>
-    email(acme, { subject, html: '<p>x</p>', attachments });
+  const sized = (subject: string, attachments: { content: string }[]) => email(acme, { subject, html: '<p>x</p>', attachments });
   const bytes = (n: number) => Buffer.alloc(n, 1).toString('base64');
 
   it('accepts an email of exactly the limit', async () => {

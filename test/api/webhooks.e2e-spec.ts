@@ -8,7 +8,9 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 /** Standard Webhooks verification by hand (the `standardwebhooks` verifier is the dispatcher suite's). */
 function sign(secret: string, id: string, timestamp: number, body: string): string {
-  return createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest('base64');
 }
 
 /** The /webhooks management endpoints through the official `resend` package. */
@@ -26,7 +28,7 @@ describe('webhooks through the resend SDK', () => {
     await api?.close();
   });
 
-  it('creates, gets, lists, updates and deletes a webhook in Resend\'s shapes', async () => {
+  it("creates, gets, lists, updates and deletes a webhook in Resend's shapes", async () => {
     const created = await acme.resend.webhooks.create({ endpoint: 'https://example.com/hooks/herald', events: ['email.sent', 'email.delivered'] });
     expect(created.error).toBeNull();
     expect(created.data).toEqual({ object: 'webhook', id: expect.stringMatching(UUID), signing_secret: expect.stringMatching(SECRET) });
@@ -49,7 +51,15 @@ describe('webhooks through the resend SDK', () => {
     expect(listed.data).toEqual({
       object: 'list',
       has_more: false,
-      data: [{ id, endpoint: 'https://example.com/hooks/herald', events: ['email.sent', 'email.delivered'], status: 'enabled', created_at: got.data!.created_at }],
+      data: [
+        {
+          id,
+          endpoint: 'https://example.com/hooks/herald',
+          events: ['email.sent', 'email.delivered'],
+          status: 'enabled',
+          created_at: got.data!.created_at,
+        },
+      ],
     });
 
     const updated = await acme.resend.webhooks.update(id, { endpoint: 'https://example.org/other', events: ['domain.created'], status: 'disabled' });
@@ -59,7 +69,11 @@ describe('webhooks through the resend SDK', () => {
     expect(after.data).toMatchObject({ endpoint: 'https://example.org/other', events: ['domain.created'], status: 'disabled' });
     const partial = await acme.resend.webhooks.update(id, { status: 'enabled' });
     expect(partial.error).toBeNull();
-    expect((await acme.resend.webhooks.get(id)).data).toMatchObject({ endpoint: 'https://example.org/other', events: ['domain.created'], status: 'enabled' });
+    expect((await acme.resend.webhooks.get(id)).data).toMatchObject({
+      endpoint: 'https://example.org/other',
+      events: ['domain.created'],
+      status: 'enabled',
+    });
 
     const removed = await acme.resend.webhooks.remove(id);
     expect(removed.data).toEqual({ object: 'webhook', id, deleted: true });
@@ -70,7 +84,8 @@ describe('webhooks through the resend SDK', () => {
   it('pages the list newest first', async () => {
     const team = await api.team();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await team.resend.webhooks.create({ endpoint: `https://example.com/${i}`, events: ['email.sent'] })).data!.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await team.resend.webhooks.create({ endpoint: `https://example.com/${i}`, events: ['email.sent'] })).data!.id);
     const first = await team.resend.webhooks.list({ limit: 2 });
     expect(first.data!.has_more).toBe(true);
     expect(first.data!.data.map((w) => w.id)).toEqual([ids[2], ids[1]]);
@@ -87,14 +102,32 @@ describe('webhooks through the resend SDK', () => {
       return r.body as { name: string; message: string };
     };
     expect(await bad({ events: ['email.sent'] })).toMatchObject({ name: 'missing_required_field', message: expect.stringContaining('`endpoint`') });
-    expect(await bad({ endpoint: 'https://example.com' })).toMatchObject({ name: 'missing_required_field', message: expect.stringContaining('`events`') });
-    expect(await bad({ endpoint: 'https://example.com', events: [] })).toMatchObject({ name: 'validation_error', message: expect.stringContaining('`events`') });
+    expect(await bad({ endpoint: 'https://example.com' })).toMatchObject({
+      name: 'missing_required_field',
+      message: expect.stringContaining('`events`'),
+    });
+    expect(await bad({ endpoint: 'https://example.com', events: [] })).toMatchObject({
+      name: 'validation_error',
+      message: expect.stringContaining('`events`'),
+    });
     expect(await bad({ endpoint: 'https://example.com', events: ['email.sent', 'email.exploded'] })).toMatchObject({
       name: 'validation_error',
       message: expect.stringContaining('`email.exploded`'),
     });
-    for (const endpoint of ['not a url', '/relative', 'ftp://example.com/', 'https://u:p@example.com/', `https://example.com/${'x'.repeat(2050)}`, 'https://169.254.169.254/', 'https://[::ffff:10.0.0.1]/']) {
-      expect({ endpoint, ...(await bad({ endpoint, events: ['email.sent'] })) }).toMatchObject({ endpoint, name: 'validation_error', message: expect.stringContaining('`endpoint`') });
+    for (const endpoint of [
+      'not a url',
+      '/relative',
+      'ftp://example.com/',
+      'https://u:p@example.com/',
+      `https://example.com/${'x'.repeat(2050)}`,
+      'https://169.254.169.254/',
+      'https://[::ffff:10.0.0.1]/',
+    ]) {
+      expect({ endpoint, ...(await bad({ endpoint, events: ['email.sent'] })) }).toMatchObject({
+        endpoint,
+        name: 'validation_error',
+        message: expect.stringContaining('`endpoint`'),
+      });
     }
     const sdk = await acme.resend.webhooks.create({ endpoint: 'https://example.com', events: ['inbox.created'] });
     expect(sdk.error).toMatchObject({ statusCode: 422, name: 'validation_error', message: expect.stringContaining('`inbox.created`') });
@@ -165,7 +198,10 @@ describe('webhooks through the resend SDK', () => {
 
     // A receiver holding either secret verifies a delivery signed with both (Standard Webhooks: any v1 signature matches).
     const body = JSON.stringify({ type: 'email.sent', data: {} });
-    const header = service.signingSecrets(webhook, now).map((s) => `v1,${sign(s, 'msg_1', 1764000000, body)}`).join(' ');
+    const header = service
+      .signingSecrets(webhook, now)
+      .map((s) => `v1,${sign(s, 'msg_1', 1764000000, body)}`)
+      .join(' ');
     for (const secret of [fresh, old]) expect(header.split(' ')).toContain(`v1,${sign(secret, 'msg_1', 1764000000, body)}`);
 
     // Rotating again retires the first secret at once: only the last two are valid.

@@ -40,9 +40,7 @@ const options = {
   profile: process.argv.includes('--profile'),
   save: !process.argv.includes('--no-save'),
 };
-const nodeArgs = options.profile
-  ? ['--cpu-prof', `--cpu-prof-dir=${join(DIST, '..', 'test', 'bench', 'results', 'profiles')}`]
-  : [];
+const nodeArgs = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(DIST, '..', 'test', 'bench', 'results', 'profiles')}`] : [];
 
 const world = new BenchWorld();
 
@@ -94,9 +92,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
   const background = await backgroundLoad();
   await world.start();
   await heraldCli(world.env, 'migrate');
-  const team = await heraldCli<{ id: string }>(
-    world.env, 'team', 'create', '--name', 'Bench', '--plan', 'scale-2.5m', '--rate-limit', '1000000',
-  );
+  const team = await heraldCli<{ id: string }>(world.env, 'team', 'create', '--name', 'Bench', '--plan', 'scale-2.5m', '--rate-limit', '1000000');
   const { token } = await heraldCli<{ token: string }>(world.env, 'key', 'create', '--team', team.id, '--name', 'Bench key');
 
   let bare: LoadFigures | null = null;
@@ -151,8 +147,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
     durability: checked,
     targets: {
       ...TARGETS,
-      singleMet:
-        single.measured.emailsPerSecond >= TARGETS.singleEmailsPerSecond && single.measured.latencyMs.p99 < TARGETS.singleP99Ms,
+      singleMet: single.measured.emailsPerSecond >= TARGETS.singleEmailsPerSecond && single.measured.latencyMs.p99 < TARGETS.singleP99Ms,
       batchMet: batch.measured.emailsPerSecond >= TARGETS.batchEmailsPerSecond,
     },
   };

@@ -56,7 +56,12 @@ export interface PostfixOptions {
 function readList(text: string): { lines: string[]; index: number; dirs: string[] } {
   const lines = text.split('\n');
   const index = lines.findIndex((l) => new RegExp(`^${LIST}\\s*=`).test(l));
-  const dirs = index < 0 ? [] : lines[index]!.replace(new RegExp(`^${LIST}\\s*=`), '').split(/[\s,]+/).filter(Boolean);
+  const dirs =
+    index < 0
+      ? []
+      : lines[index]!.replace(new RegExp(`^${LIST}\\s*=`), '')
+          .split(/[\s,]+/)
+          .filter(Boolean);
   return { lines, index, dirs };
 }
 
@@ -72,7 +77,9 @@ function editAlternateDirs(dir: string, add: boolean): void {
   // An empty main.cf is what was there before (Debian's "No configuration" installs none): remove it.
   if (kept.every((line) => line.trim() === '')) rmSync(DEFAULT_MAIN_CF, { force: true });
   else writeFileSync(DEFAULT_MAIN_CF, `${kept.join('\n')}\n`);
-  process.stderr.write(`bench: ${add ? 'added' : 'removed'} ${dir} ${add ? 'to' : 'from'} ${LIST} in ${DEFAULT_MAIN_CF} (Postfix only runs a private instance listed there)\n`);
+  process.stderr.write(
+    `bench: ${add ? 'added' : 'removed'} ${dir} ${add ? 'to' : 'from'} ${LIST} in ${DEFAULT_MAIN_CF} (Postfix only runs a private instance listed there)\n`,
+  );
 }
 
 function alive(pid: number): boolean {

@@ -60,7 +60,13 @@ async function waitReady(server: ReturnType<typeof childProcess>, child: ChildPr
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${probe}: the server exited early: ${server.stderr()}`);
-    if (await fetch(probe).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(probe).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     if (Date.now() > deadline) throw new Error(`${probe} did not answer within 60 s: ${server.stderr()}`);
     await new Promise((r) => setTimeout(r, 100));
   }

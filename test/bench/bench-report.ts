@@ -39,8 +39,7 @@ export interface BenchReport {
   targets: typeof TARGETS & { singleMet: boolean; batchMet: boolean };
 }
 
-const n = (value: number, digits = 0) =>
-  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const n = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const right = (s: string, width: number) => s.padStart(width);
 
 function failures(f: LoadFigures): string {
@@ -76,7 +75,9 @@ export function printReport(r: BenchReport): void {
   }
   out(`  API: ${r.api.command}`);
   out();
-  out(`  ${''.padEnd(34)}${right('req/s', 9)}${right('emails/s', 10)}${right('p50 ms', 8)}${right('p99 ms', 8)}${right('max ms', 8)}  non-2xx / errors`);
+  out(
+    `  ${''.padEnd(34)}${right('req/s', 9)}${right('emails/s', 10)}${right('p50 ms', 8)}${right('p99 ms', 8)}${right('max ms', 8)}  non-2xx / errors`,
+  );
   for (const f of [r.bare, r.single, r.batch]) {
     out(
       `  ${`${f.name} (${f.connections} conn)`.padEnd(34)}${right(n(f.requestsPerSecond), 9)}` +
@@ -99,7 +100,9 @@ export function printReport(r: BenchReport): void {
   out();
   out('  CPU µs per email (bare Fastify: per request), by process; "other" is work that is not the');
   out("  bench's (noise on a shared machine); capacity = emails (requests) per second per server vCPU:");
-  out(`  ${''.padEnd(26)}${right('server', 7)}${right('loadgen', 8)}${right('postgres', 9)}${right('redis', 6)}${right('nats', 6)}${right('other', 6)}${right('idle', 6)}${right('capacity', 10)}`);
+  out(
+    `  ${''.padEnd(26)}${right('server', 7)}${right('loadgen', 8)}${right('postgres', 9)}${right('redis', 6)}${right('nats', 6)}${right('other', 6)}${right('idle', 6)}${right('capacity', 10)}`,
+  );
   for (const f of [r.bare, r.single, r.batch]) out(cpuLine(f));
   out();
   const d = r.durability;
@@ -107,9 +110,13 @@ export function printReport(r: BenchReport): void {
   const published = d.messagesOnStream === d.rowsInPostgres && d.messagesOnStream >= d.acceptedEmails;
   out('  durability, over every phase including warm-ups, counted after the API drained and stopped:');
   out(`    emails answered 2xx                      ${right(n(d.acceptedEmails), 10)}`);
-  out(`    of their ids, rows in Postgres           ${right(n(d.acceptedIdsInPostgres), 10)}  ${committed ? 'OK, every accepted email is committed' : 'NOT OK: accepted emails are missing'}`);
+  out(
+    `    of their ids, rows in Postgres           ${right(n(d.acceptedIdsInPostgres), 10)}  ${committed ? 'OK, every accepted email is committed' : 'NOT OK: accepted emails are missing'}`,
+  );
   out(`    rows in ${`${d.schema}.emails`.padEnd(33)}${right(n(d.rowsInPostgres), 10)}  (the excess: requests cut off when a load run stopped)`);
-  out(`    messages on ${d.stream.padEnd(28)}${right(n(d.messagesOnStream), 10)}  ${published ? 'OK, every committed email is published' : 'NOT OK: committed emails are not on the stream'}`);
+  out(
+    `    messages on ${d.stream.padEnd(28)}${right(n(d.messagesOnStream), 10)}  ${published ? 'OK, every committed email is published' : 'NOT OK: committed emails are not on the stream'}`,
+  );
   out(`    non-2xx responses ${n(d.non2xx)}, socket errors and timeouts ${n(d.errors)}`);
   out();
   process.stdout.write(`${lines.join('\n')}\n`);

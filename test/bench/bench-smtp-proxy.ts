@@ -39,7 +39,8 @@ class ReplyReader {
     this.buffer += chunk.toString('latin1');
     this.deliver();
   };
-  private readonly onEnd = () => this.failed?.(new Error(`connection closed while waiting for a reply (${this.buffer.trim() || 'nothing received'})`));
+  private readonly onEnd = () =>
+    this.failed?.(new Error(`connection closed while waiting for a reply (${this.buffer.trim() || 'nothing received'})`));
 
   constructor(private readonly socket: Socket) {
     socket.on('data', this.onData);

@@ -80,7 +80,12 @@ export class BenchWebhookReceiver {
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
       const keepHeaders = this.deliveries.length % this.headersEvery === 0;
-      this.deliveries.push({ path: req.url ?? '/', at: Date.now(), body: Buffer.concat(chunks).toString('utf8'), headers: keepHeaders ? req.headers : null });
+      this.deliveries.push({
+        path: req.url ?? '/',
+        at: Date.now(),
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers: keepHeaders ? req.headers : null,
+      });
       this.check();
     });
   }

@@ -133,7 +133,7 @@ export class BenchWorld {
    * stopped are still being committed and published, and stopping the API would interrupt them.
    */
   async settle(): Promise<void> {
-    for (let last = -1; ; ) {
+    for (let last = -1; ;) {
       const now = await this.countEmails();
       if (now === last) return;
       last = now;

@@ -65,7 +65,8 @@ async function postBatch(api: ServerProcess, token: string, domain: string, size
     const at = Date.now();
     if (!response.ok) {
       into.failures[response.status] = (into.failures[response.status] ?? 0) + 1;
-      if (Object.values(into.failures).reduce((a, b) => a + b, 0) <= 3) process.stderr.write(`bench: POST /emails/batch ${response.status}: ${text.slice(0, 300)}\n`);
+      if (Object.values(into.failures).reduce((a, b) => a + b, 0) <= 3)
+        process.stderr.write(`bench: POST /emails/batch ${response.status}: ${text.slice(0, 300)}\n`);
       return;
     }
     if (!into.firstAccept) into.firstAccept = at;
@@ -94,7 +95,13 @@ export async function submitAtOnce(api: ServerProcess, token: string, domain: st
 }
 
 /** `rate` emails/s for `seconds`, as batches due on a fixed schedule (at most 32 calls in flight). */
-export async function submitPaced(api: ServerProcess, token: string, domain: string, rate: number, seconds: number): Promise<Submission & { behindMs: number }> {
+export async function submitPaced(
+  api: ServerProcess,
+  token: string,
+  domain: string,
+  rate: number,
+  seconds: number,
+): Promise<Submission & { behindMs: number }> {
   const s = newSubmission();
   const size = Math.max(10, Math.min(BATCH_SIZE, Math.round(rate / 20)));
   const batches = Math.ceil((rate * seconds) / size);

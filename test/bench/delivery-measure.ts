@@ -154,7 +154,13 @@ export async function analysePhase(
       seconds,
       firstAfterMs: (times[0] ?? NaN) - s.firstAccept,
     },
-    latencyMs: { p50: percentile(latency, 50), p90: percentile(latency, 90), p99: percentile(latency, 99), max: latency.at(-1) ?? NaN, samples: latency.length },
+    latencyMs: {
+      p50: percentile(latency, 50),
+      p90: percentile(latency, 90),
+      p99: percentile(latency, 99),
+      max: latency.at(-1) ?? NaN,
+      samples: latency.length,
+    },
     clientLatencyMs: { p50: percentile(clientLatency, 50), p99: percentile(clientLatency, 99), max: clientLatency.at(-1) ?? NaN },
     integrity: {
       missingAtSinks: ids.length - receivedAt.size,

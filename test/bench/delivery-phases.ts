@@ -45,7 +45,17 @@ export class Bench {
       REGION_SPF: 'us-east-1=ip4:127.0.0.0/8',
     };
     await heraldCli(env, 'migrate');
-    const team = await heraldCli<{ id: string }>(env, 'team', 'create', '--name', 'Delivery bench', '--plan', 'scale-2.5m', '--rate-limit', '1000000');
+    const team = await heraldCli<{ id: string }>(
+      env,
+      'team',
+      'create',
+      '--name',
+      'Delivery bench',
+      '--plan',
+      'scale-2.5m',
+      '--rate-limit',
+      '1000000',
+    );
     this.token = (await heraldCli<{ token: string }>(env, 'key', 'create', '--team', team.id, '--name', 'Bench key')).token;
     this.api = await startHeraldApi(env, 1);
     await world.verifyDomain(this.api.url, this.token);
@@ -81,7 +91,9 @@ export class Bench {
       const final = Number((await this.pg.query<{ n: string }>(sql, [ids, FINAL])).rows[0]!.n);
       if (final >= ids.length) return;
       if (stalled(final)) {
-        process.stderr.write(`bench: gave up waiting: ${final} of ${ids.length} emails have a final status after ${STALL_MS / 1000} s without progress\n`);
+        process.stderr.write(
+          `bench: gave up waiting: ${final} of ${ids.length} emails have a final status after ${STALL_MS / 1000} s without progress\n`,
+        );
         return;
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -95,7 +107,9 @@ export class Bench {
     const endCpu = meterPhase(this.api!, this.workers, this.sinks!);
     const s = await submit();
     const ids = [...s.accepted.keys()];
-    process.stderr.write(`bench: ${name}: ${ids.length} emails accepted in ${((s.lastAccept - s.firstSubmit) / 1000).toFixed(1)} s, waiting for delivery\n`);
+    process.stderr.write(
+      `bench: ${name}: ${ids.length} emails accepted in ${((s.lastAccept - s.firstSubmit) / 1000).toFixed(1)} s, waiting for delivery\n`,
+    );
     await this.waitFinal(ids, base);
     const cpu = endCpu();
     const take: SinkTake = await this.sinks!.ask('take');
@@ -120,7 +134,11 @@ export class Bench {
     const domain = this.world.domain;
     const results: PhaseResult[] = [];
     if (options.only !== 'latency') {
-      results.push(await this.phase(`saturation: ${options.emails.toLocaleString('en-US')} emails at once`, () => submitAtOnce(this.api!, this.token, domain, options.emails)));
+      results.push(
+        await this.phase(`saturation: ${options.emails.toLocaleString('en-US')} emails at once`, () =>
+          submitAtOnce(this.api!, this.token, domain, options.emails),
+        ),
+      );
     }
     if (options.only !== 'saturation') {
       results.push(

@@ -47,7 +47,14 @@ async function main(): Promise<number> {
     const ratio = h && p ? h.deliveredPerSecond / p.deliveredPerSecond : NaN;
     print(date, machine, results, ratio);
     if (options.save) {
-      const file = saveResults('smtp-bench', date, { date, machine, options, target: { ratio: TARGET_RATIO, met: ratio >= TARGET_RATIO }, ratio, results });
+      const file = saveResults('smtp-bench', date, {
+        date,
+        machine,
+        options,
+        target: { ratio: TARGET_RATIO, met: ratio >= TARGET_RATIO },
+        ratio,
+        results,
+      });
       process.stdout.write(`  results: ${file}\n`);
     }
     return results.every((r) => r.ok) ? 0 : 1;

@@ -71,7 +71,15 @@ export function meterPhase(groups: Record<string, number[]>, sinkPid: number, sh
     const shim = treeCpu(shimPid) - shim0;
     const smtpSourceCpu = reapedChildrenCpu() - reaped0;
     const busy = split.server + split.loadGenerator + split.postgres + split.redis + split.nats + split.other;
-    const known = Object.values(systemCpu).reduce((a, b) => a + b, 0) + sink + shim + smtpSourceCpu + split.loadGenerator + split.postgres + split.redis + split.nats;
+    const known =
+      Object.values(systemCpu).reduce((a, b) => a + b, 0) +
+      sink +
+      shim +
+      smtpSourceCpu +
+      split.loadGenerator +
+      split.postgres +
+      split.redis +
+      split.nats;
     return {
       system: systemCpu,
       sink,

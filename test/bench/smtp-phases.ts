@@ -37,7 +37,21 @@ export class Bench {
     chmodSync(this.tmp, 0o755);
     const cert = join(this.tmp, 'cert.pem');
     const key = join(this.tmp, 'key.pem');
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=smtp.bench.test']);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=smtp.bench.test',
+    ]);
 
     const sinkPort = await freeSharedPort([SINK_HOST]);
     world.publish(SINK_MX, 'A', [SINK_HOST]);
@@ -80,7 +94,14 @@ export class Bench {
     }
     if (options.only !== 'herald') {
       const listenPort = await freePort();
-      this.postfix = new PostfixInstance({ dir: join(this.tmp, 'postfix'), listenPort, relayHost: SINK_HOST, relayPort: sinkPort, certFile: cert, keyFile: key });
+      this.postfix = new PostfixInstance({
+        dir: join(this.tmp, 'postfix'),
+        listenPort,
+        relayHost: SINK_HOST,
+        relayPort: sinkPort,
+        certFile: cert,
+        keyFile: key,
+      });
       await this.postfix.start();
       routes.push({ host: '127.0.0.1', port: listenPort });
     }
@@ -136,7 +157,11 @@ export class Bench {
     const middle80PerSecond = (hi - lo) / ((at(hi) - at(lo)) / 1000);
     const integrity = checkDumps(this.dumpDir, delivered);
     const shimAfter = (await this.proxy!.stats())[this.route(system)]!;
-    const shim = { connections: shimAfter.connections - shimBefore.connections, handshakeFailures: shimAfter.handshakeFailures - shimBefore.handshakeFailures, errors: shimAfter.errors };
+    const shim = {
+      connections: shimAfter.connections - shimBefore.connections,
+      handshakeFailures: shimAfter.handshakeFailures - shimBefore.handshakeFailures,
+      errors: shimAfter.errors,
+    };
     const server = system === 'herald' ? await this.heraldState(emailsBefore) : { queued: await this.postfixQueueDrained() };
     const accepted = source.code === 0 ? messages : NaN;
     const ok =
@@ -151,7 +176,12 @@ export class Bench {
       messages,
       sessions: Math.min(options.sessions, messages),
       size: options.size,
-      source: { code: source.code, stderr: source.stderr, seconds: (source.exitedAt - source.startedAt) / 1000, acceptedPerSecond: messages / ((source.exitedAt - source.startedAt) / 1000) },
+      source: {
+        code: source.code,
+        stderr: source.stderr,
+        seconds: (source.exitedAt - source.startedAt) / 1000,
+        acceptedPerSecond: messages / ((source.exitedAt - source.startedAt) / 1000),
+      },
       delivered,
       deliveredPerSecond: delivered / seconds,
       middle80PerSecond,

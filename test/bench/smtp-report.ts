@@ -10,18 +10,29 @@ export function print(date: string, machine: Record<string, unknown>, results: P
   const out: string[] = [''];
   out.push(`Herald SMTP relay bench, ${date}`);
   out.push(`  machine: ${machine.cpus as number} × ${machine.cpu as string}, Node ${machine.node as string}; everything shares it`);
-  out.push(`  Postgres ${machine.postgres as string} (synchronous_commit=${machine.synchronousCommit as string}), NATS ${machine.nats as string}; Postfix queue: ${machine.postfixQueue as string}`);
+  out.push(
+    `  Postgres ${machine.postgres as string} (synchronous_commit=${machine.synchronousCommit as string}), NATS ${machine.nats as string}; Postfix queue: ${machine.postfixQueue as string}`,
+  );
   const bg = machine.backgroundLoad as number | null;
-  if (bg !== null) out.push(`  machine busy before the bench: ${n(bg * 100)}%${bg > 0.15 ? '  WARNING: other work is running; figures are low and noisy' : ''}`);
-  out.push(`  load: smtp-source -s ${options.sessions} -m ${options.messages} -l ${options.size} -d -N, through the STARTTLS/AUTH shim, into one smtp-sink`);
-  out.push(`  herald: herald smtp + api + ${options.workers} × worker (production mode); postfix: private instance, queue on disk, relayhost = the sink`);
+  if (bg !== null)
+    out.push(`  machine busy before the bench: ${n(bg * 100)}%${bg > 0.15 ? '  WARNING: other work is running; figures are low and noisy' : ''}`);
+  out.push(
+    `  load: smtp-source -s ${options.sessions} -m ${options.messages} -l ${options.size} -d -N, through the STARTTLS/AUTH shim, into one smtp-sink`,
+  );
+  out.push(
+    `  herald: herald smtp + api + ${options.workers} × worker (production mode); postfix: private instance, queue on disk, relayhost = the sink`,
+  );
   out.push('');
-  out.push(`  ${''.padEnd(10)}${'messages'.padStart(9)}${'submit/s'.padStart(10)}${'deliv/s'.padStart(9)}${'mid80/s'.padStart(9)}${'seconds'.padStart(9)}${'drain s'.padStart(9)}  integrity`);
+  out.push(
+    `  ${''.padEnd(10)}${'messages'.padStart(9)}${'submit/s'.padStart(10)}${'deliv/s'.padStart(9)}${'mid80/s'.padStart(9)}${'seconds'.padStart(9)}${'drain s'.padStart(9)}  integrity`,
+  );
   for (const r of results) {
     const i = r.integrity;
     const check =
       `${r.ok ? 'OK' : 'NOT OK'}: smtp-source exit ${r.source.code}, sink ${n(r.delivered)}` +
-      (i.dumped !== null ? `, ${n(i.dumped)} dumped, ${i.duplicates} duplicate Message-Ids, ${i.badBodies} bad bodies, ${i.withDkimSignature} DKIM-signed` : '') +
+      (i.dumped !== null
+        ? `, ${n(i.dumped)} dumped, ${i.duplicates} duplicate Message-Ids, ${i.badBodies} bad bodies, ${i.withDkimSignature} DKIM-signed`
+        : '') +
       (r.shim.handshakeFailures ? `, ${r.shim.handshakeFailures} shim handshake failures ${JSON.stringify(r.shim.errors)}` : '') +
       `, ${JSON.stringify(r.server)}`;
     out.push(
@@ -42,7 +53,8 @@ export function print(date: string, machine: Record<string, unknown>, results: P
     if (!c) continue;
     const us = (v: number) => n((v * 1e6) / Math.max(1, r.delivered));
     const parts = Object.entries(c.system).map(([k, v]) => `${k} ${us(v)}`);
-    const busy = Object.values(c.system).reduce((a, b) => a + b, 0) + c.sink + c.shim + c.smtpSource + c.bench + c.postgres + c.redis + c.nats + c.other;
+    const busy =
+      Object.values(c.system).reduce((a, b) => a + b, 0) + c.sink + c.shim + c.smtpSource + c.bench + c.postgres + c.redis + c.nats + c.other;
     out.push(
       `  ${r.system.padEnd(10)}${parts.join(', ')} | sink ${us(c.sink)}, shim ${us(c.shim)}, smtp-source ${us(c.smtpSource)}, bench ${us(c.bench)}, ` +
         `postgres ${us(c.postgres)}, redis ${us(c.redis)}, nats ${us(c.nats)}, other ${us(c.other)} | total ${us(busy)}, idle ${n((c.idle / (busy + c.idle)) * 100)}%`,

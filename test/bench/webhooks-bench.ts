@@ -71,7 +71,13 @@ async function startWebhooksRole(env: NodeJS.ProcessEnv, nodeArgs: string[]): Pr
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald webhooks exited early: ${stderr}`);
-    if (await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`herald webhooks did not become ready within 60 s: ${stderr}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -200,8 +206,9 @@ async function main(): Promise<number> {
     // The receiver answers before the role records the attempt: let the last ones commit.
     const pending = async () =>
       Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".webhook_messages WHERE status <> 'success'`)).rows[0]!.n);
-    for (const until = Date.now() + 10_000; (await pending()) > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
-    const statuses = (await pg.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM "${schema}".webhook_messages GROUP BY status`)).rows;
+    for (const until = Date.now() + 10_000; (await pending()) > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+    const statuses = (await pg.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM "${schema}".webhook_messages GROUP BY status`))
+      .rows;
     const attempts = Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".webhook_attempts`)).rows[0]!.n);
 
     const a = analyse(receiver.deliveries, secrets, expected);
@@ -209,7 +216,9 @@ async function main(): Promise<number> {
     // A paced run offers less than the target, so only an unpaced one can meet or miss it.
     const verdict = options.rate !== null ? 'n/a (paced run)' : perSecond >= TARGET_PER_SECOND ? 'MET' : 'MISSED';
     const pacing = options.rate === null ? 'published at once' : `paced at ${options.rate} events/s`;
-    console.log(`webhooks bench — ${options.events} ${EVENT_TYPE} events × ${options.endpoints} endpoints (one local keep-alive receiver), ${pacing}`);
+    console.log(
+      `webhooks bench — ${options.events} ${EVENT_TYPE} events × ${options.endpoints} endpoints (one local keep-alive receiver), ${pacing}`,
+    );
     console.log(`  published ${options.events} events in ${ms(publishedIn)}; last delivery ${ms(last - firstPublish)} after the first publish`);
     console.log(`  deliveries:        ${receiver.count} of ${expected} (missing ${a.missing}, duplicates ${a.duplicates})`);
     console.log(`  deliveries/s:      ${Math.round(perSecond)}   target ≥ ${TARGET_PER_SECOND}: ${verdict}`);

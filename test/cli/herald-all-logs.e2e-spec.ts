@@ -56,7 +56,10 @@ describe('herald all: the logs of every role', () => {
     herald.stderr!.on('data', (d) => (output += d));
     // The development bootstrap (the application the old code silenced the logger with) runs
     // after the roles are up; its JSON summary on stdout marks the end of boot.
-    await waitFor(() => output.includes('"api_key"'), () => `herald all to boot: ${output}`);
+    await waitFor(
+      () => output.includes('"api_key"'),
+      () => `herald all to boot: ${output}`,
+    );
   });
 
   afterAll(async () => {
@@ -77,7 +80,10 @@ describe('herald all: the logs of every role', () => {
     await exited;
     const warnings = () => lines(output).filter((l) => l.level === 40 && l.context === 'NatsService' && l.msg?.startsWith('disconnected from'));
     const roles = () => new Set(warnings().map((l) => l.role));
-    await waitFor(() => roles().size === ROLES.length, () => `a disconnect warning of each role: ${output}`);
+    await waitFor(
+      () => roles().size === ROLES.length,
+      () => `a disconnect warning of each role: ${output}`,
+    );
     console.log(`disconnect warnings by role: ${JSON.stringify(warnings().map((l) => l.role))}`);
     expect(roles()).toEqual(new Set(ROLES));
   });

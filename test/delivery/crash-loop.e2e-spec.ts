@@ -203,9 +203,11 @@ describe('herald all: SIGKILL at random moments, 20 times', () => {
     // started (the slow MX answers SLOW_MS after the data), and the next copy came after that.
     const dataAt = (address: string, at: number) => (address.endsWith(`@${SLOW}`) ? at - SLOW_MS : at);
     const explained = (address: string, times: number[]) =>
-      times.slice(0, -1).every((at, i) =>
-        kills.some((kill) => kill.sending.has(address) && dataAt(address, at) <= kill.restartAt && dataAt(address, times[i + 1]) >= kill.restartAt),
-      );
+      times
+        .slice(0, -1)
+        .every((at, i) =>
+          kills.some((kill) => kill.sending.has(address) && dataAt(address, at) <= kill.restartAt && dataAt(address, times[i + 1]) >= kill.restartAt),
+        );
     const unexplained = duplicates.filter(([address, times]) => !explained(address, times));
     // Recipients whose transaction was open at some kill: claimed and unrecorded, data at the MX.
     const openTotal = [...receipts].filter(([address, times]) =>

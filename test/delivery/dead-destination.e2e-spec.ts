@@ -111,7 +111,8 @@ describe('dead destinations beside healthy ones (api → JetStream → worker �
     await until(
       async () =>
         busy.connections >= 3 &&
-        (await world.db.query(`SELECT 1 FROM email_recipients WHERE email_id = ANY($1::uuid[]) AND status = 'queued' LIMIT 1`, [stuck])).rowCount === 0,
+        (await world.db.query(`SELECT 1 FROM email_recipients WHERE email_id = ANY($1::uuid[]) AND status = 'queued' LIMIT 1`, [stuck])).rowCount ===
+          0,
       3_000,
       'the dead destinations’ mail claimed and the 421 MX tried',
       false,
@@ -145,7 +146,11 @@ describe('dead destinations beside healthy ones (api → JetStream → worker �
     const [later] = await send(['later@down.test']);
     await world.waitForEvent(later, 'email.delivery_delayed');
     const [recipient] = await world.recipients(later);
-    expect(recipient).toMatchObject({ status: 'deferred', mx: null, last_response: expect.stringMatching(/^451 4\.4\.\d .*mx\.down\.test.*421 4\.3\.2/) });
+    expect(recipient).toMatchObject({
+      status: 'deferred',
+      mx: null,
+      last_response: expect.stringMatching(/^451 4\.4\.\d .*mx\.down\.test.*421 4\.3\.2/),
+    });
     // The earlier emails' retries are due (DELIVERY_RETRY_SCHEDULE 1 s) but wait out the back-off too.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(down.connections).toBe(connections);

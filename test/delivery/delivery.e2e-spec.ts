@@ -28,7 +28,14 @@ describe('delivery engine (api → JetStream → worker → MX sinks)', () => {
   });
 
   const send = async (to: string | string[], extra: Record<string, unknown> = {}) => {
-    const { data, error } = await team.resend.emails.send({ from: `Acme <${team.from()}>`, to, subject: 'Hello', html: '<p>Hi</p>', text: 'Hi', ...extra } as never);
+    const { data, error } = await team.resend.emails.send({
+      from: `Acme <${team.from()}>`,
+      to,
+      subject: 'Hello',
+      html: '<p>Hi</p>',
+      text: 'Hi',
+      ...extra,
+    } as never);
     if (error) throw new Error(JSON.stringify(error));
     return data!.id;
   };
@@ -59,7 +66,11 @@ describe('delivery engine (api → JetStream → worker → MX sinks)', () => {
   });
 
   it('tries MX hosts by preference and moves to the next when one refuses connections', async () => {
-    world.route('pref.test', { host: 'mx1.pref.test', priority: 10, address: DEAD_HOST }, { host: 'mx2.pref.test', priority: 20, address: backup.host });
+    world.route(
+      'pref.test',
+      { host: 'mx1.pref.test', priority: 10, address: DEAD_HOST },
+      { host: 'mx2.pref.test', priority: 20, address: backup.host },
+    );
     const id = await send('bob@pref.test');
     await world.waitForEvent(id, 'email.delivered');
     expect(backup.messages.map((m) => m.recipients)).toEqual([['bob@pref.test']]);
@@ -135,7 +146,10 @@ describe('delivery engine (api → JetStream → worker → MX sinks)', () => {
 
     const second = await send('hank@inbox.test');
     const later = await world.waitForEvent(second, 'email.suppressed');
-    expect(later.find((e) => e.type === 'email.suppressed')!.data.suppressed).toMatchObject({ type: 'OnAccountSuppressionList', reason: 'previous_bounce' });
+    expect(later.find((e) => e.type === 'email.suppressed')!.data.suppressed).toMatchObject({
+      type: 'OnAccountSuppressionList',
+      reason: 'previous_bounce',
+    });
     expect(await world.lastEvent(second)).toBe('suppressed');
     expect(main.messages).toHaveLength(1);
   });

@@ -68,7 +68,10 @@ describe('email events reach the customer’s webhook', () => {
       tags: { category: 'receipt' },
       headers: [{ name: 'X-Entity-Ref-ID', value: 'r-1' }],
     };
-    expect(byType['email.sent']).toMatchObject({ created_at: expect.stringMatching(/Z$/), data: { ...common, to: ['delivered@herald.test', 'bounced@herald.test', 'suppressed@herald.test'] } });
+    expect(byType['email.sent']).toMatchObject({
+      created_at: expect.stringMatching(/Z$/),
+      data: { ...common, to: ['delivered@herald.test', 'bounced@herald.test', 'suppressed@herald.test'] },
+    });
     expect(byType['email.delivered'].data).toMatchObject({ ...common, to: ['delivered@herald.test'] });
     expect(byType['email.bounced'].data).toMatchObject({
       ...common,

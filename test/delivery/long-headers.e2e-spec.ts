@@ -11,7 +11,13 @@ const CUSTOM = 'v'.repeat(2_000);
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 /** The longest line of a message, in octets, CRLF excluded. */
-const longestLine = (raw: Buffer): number => Math.max(...raw.toString('latin1').split('\r\n').map((l) => l.length));
+const longestLine = (raw: Buffer): number =>
+  Math.max(
+    ...raw
+      .toString('latin1')
+      .split('\r\n')
+      .map((l) => l.length),
+  );
 /** A field's value as a reader decodes it: mailparser decodes the Subject field, so read it as one. */
 const decoded = async (value: string): Promise<string> => (await simpleParser(`Subject: ${value}\r\n\r\n`)).subject ?? '';
 
@@ -36,7 +42,14 @@ describe('header lines over 998 octets', () => {
   beforeEach(() => sink.reset());
 
   async function deliver(extra: Record<string, unknown>): Promise<SinkMessage> {
-    const body = { from: `Acme <${team.from()}>`, to: 'long@inbox.test', subject: SUBJECT, headers: { 'X-Campaign-Data': CUSTOM }, text: 'Hello', ...extra };
+    const body = {
+      from: `Acme <${team.from()}>`,
+      to: 'long@inbox.test',
+      subject: SUBJECT,
+      headers: { 'X-Campaign-Data': CUSTOM },
+      text: 'Hello',
+      ...extra,
+    };
     const { status, body: sent } = await call(world.api.url, team.token, 'POST', '/emails', body);
     expect(status).toBe(200);
     await world.waitForEvent(sent.id, 'email.delivered');

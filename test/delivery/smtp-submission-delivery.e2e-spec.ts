@@ -79,7 +79,13 @@ describe('an email submitted over SMTP (SmtpSubmissions → worker → MX sink)'
     expect(verdict.dmarc.status.result).toBe('pass');
 
     const { body } = await call(world.api.url, team.token, 'GET', `/emails/${result.id}`);
-    expect(body).toMatchObject({ id: result.id, last_event: 'delivered', to: ['Alice <alice@inbox.test>'], bcc: ['bob@inbox.test'], subject: 'Your report' });
+    expect(body).toMatchObject({
+      id: result.id,
+      last_event: 'delivered',
+      to: ['Alice <alice@inbox.test>'],
+      bcc: ['bob@inbox.test'],
+      subject: 'Your report',
+    });
     expect((await world.events(result.id)).map((e) => e.type)).toEqual(['email.sent', 'email.delivered']);
   });
 });

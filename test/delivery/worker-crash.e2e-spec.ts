@@ -96,7 +96,9 @@ describe('worker: kill -9 mid-run (herald worker as a child process)', () => {
     const addressOf = new Map<string, string>();
     for (let offset = 0; offset < EMAILS; offset += BATCH) {
       const batch = Array.from({ length: BATCH }, (_, i) => `r${offset + i}@${domains[(offset + i) % domains.length]}`);
-      const { data, error } = await w.team.resend.batch.send(batch.map((to) => ({ from: w.team.from(), to, subject: `Crash ${to}`, text: `for ${to}` })));
+      const { data, error } = await w.team.resend.batch.send(
+        batch.map((to) => ({ from: w.team.from(), to, subject: `Crash ${to}`, text: `for ${to}` })),
+      );
       if (error) throw new Error(JSON.stringify(error));
       expect(data!.data).toHaveLength(BATCH);
       data!.data.forEach(({ id }, i) => addressOf.set(id, batch[i]));
@@ -218,7 +220,9 @@ describe('worker: SIGTERM drains (herald worker as a child process)', () => {
     // Two SMTP transactions are open (the sink holds each for 3 s after DATA), the rest claimed and queued.
     await waitUntil('two transactions in flight', async () => {
       const rows = await w.states(ids);
-      return (slow.connections >= 2 && rows.every((r) => r.status === 'sending')) || `${slow.connections} connection(s), ${JSON.stringify(countBy(rows))}`;
+      return (
+        (slow.connections >= 2 && rows.every((r) => r.status === 'sending')) || `${slow.connections} connection(s), ${JSON.stringify(countBy(rows))}`
+      );
     });
     expect(slow.received).toBe(0);
     const termAt = Date.now();
@@ -241,7 +245,12 @@ describe('worker: SIGTERM drains (herald worker as a child process)', () => {
       const events = eventsAtExit.get(id)!;
       if (accepted.includes(address)) expect(events).toMatchObject({ delivered: 1, lastEvent: 'delivered' });
       // Not started: handed back with a short retry (or never taken off the stream), not delivered.
-      else expect({ address, status: state.status, delivered: events.delivered }).toEqual({ address, status: expect.stringMatching(/^(deferred|queued)$/), delivered: 0 });
+      else
+        expect({ address, status: state.status, delivered: events.delivered }).toEqual({
+          address,
+          status: expect.stringMatching(/^(deferred|queued)$/),
+          delivered: 0,
+        });
     }
     const handedBack = atExit.filter((r) => r.status !== 'delivered');
     expect(handedBack.length).toBeGreaterThanOrEqual(1);

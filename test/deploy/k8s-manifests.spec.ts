@@ -47,10 +47,11 @@ const literals = (k: Kustomization): Record<string, string> =>
       .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
   );
 
-const baseObjects = (): K8sObject[] =>
-  readKustomization(join(K8S, 'base')).resources.flatMap((file) => readYaml(join(K8S, 'base', file)));
+const baseObjects = (): K8sObject[] => readKustomization(join(K8S, 'base')).resources.flatMap((file) => readYaml(join(K8S, 'base', file)));
 const overlayDirs = (): string[] =>
-  readdirSync(join(K8S, 'overlays'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  readdirSync(join(K8S, 'overlays'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
 
 /** A tag that names a release (x.y.z) or an immutable digest; never `latest` or no tag. */
 function isPinned(image: string): boolean {
@@ -64,8 +65,7 @@ const podSpecOf = (o: K8sObject) => o.spec.template.spec;
 const containersOf = (o: K8sObject): Container[] => podSpecOf(o).containers;
 const portNumber = (c: Container, port: string | number): number | undefined =>
   typeof port === 'number' ? port : c.ports?.find((p) => p.name === port)?.containerPort;
-const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
-  Object.entries(selector).every(([k, v]) => labels[k] === v);
+const matches = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
 
 /** The rules every region's set of objects must keep, rendered or not. */
 function checkRegion(objects: K8sObject[]): void {
@@ -172,7 +172,13 @@ describe('k8s manifests', () => {
       expect(settings.NATS_URL).toContain(dir);
       seen.add(settings.HERALD_REGION);
       // The merged ConfigMap, plus the Secret's keys (herald-secrets), is a configuration Herald boots with.
-      const config = loadConfig({ ...base, ...settings, DATABASE_URL: 'postgres://h@db/herald', REDIS_URL: 'redis://redis:6379', DKIM_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+      const config = loadConfig({
+        ...base,
+        ...settings,
+        DATABASE_URL: 'postgres://h@db/herald',
+        REDIS_URL: 'redis://redis:6379',
+        DKIM_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      });
       expect(config.HERALD_REGION).toBe(dir);
     }
     expect(seen.size).toBe(REGIONS.length);

@@ -62,9 +62,24 @@ describe('sending from a domain verified against DNS', () => {
     }
     for (const [key, rs] of groups) {
       const [name, type] = key.split(' ');
-      if (type === 'TXT') dns.set(name, 'TXT', rs.map((r) => r.value)); // a DKIM key is > 255 bytes: the server splits it
-      else if (type === 'MX') dns.set(name, 'MX', rs.map((r) => ({ exchange: r.value, priority: r.priority ?? 10 })));
-      else if (type === 'CNAME') dns.set(name, 'CNAME', rs.map((r) => r.value));
+      if (type === 'TXT')
+        dns.set(
+          name,
+          'TXT',
+          rs.map((r) => r.value),
+        ); // a DKIM key is > 255 bytes: the server splits it
+      else if (type === 'MX')
+        dns.set(
+          name,
+          'MX',
+          rs.map((r) => ({ exchange: r.value, priority: r.priority ?? 10 })),
+        );
+      else if (type === 'CNAME')
+        dns.set(
+          name,
+          'CNAME',
+          rs.map((r) => r.value),
+        );
       else throw new Error(`cannot publish a ${type} record`);
     }
   }
@@ -128,7 +143,11 @@ describe('sending from a domain verified against DNS', () => {
     expect(refused.data).toBeNull();
     expect(refused.error).toEqual({ statusCode: 403, name: 'validation_error', message: expect.stringContaining(name) });
     const batch = await team.resend.batch.send([emailFrom(team.from('ok'), 'ok'), emailFrom(sender, 'after SPF was removed')]);
-    expect(batch.error).toEqual({ statusCode: 403, name: 'validation_error', message: expect.stringMatching(new RegExp(`^emails\\[1\\]: .*${name}`)) });
+    expect(batch.error).toEqual({
+      statusCode: 403,
+      name: 'validation_error',
+      message: expect.stringMatching(new RegExp(`^emails\\[1\\]: .*${name}`)),
+    });
 
     // Fixed, checked again: it sends again.
     publish(name, [spf]);

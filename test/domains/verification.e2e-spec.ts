@@ -63,16 +63,26 @@ describe('domain verification (local DNS)', () => {
     const domain = await addDomain();
     const other = await generateDkimKey('rsa-sha256');
     const [rsa] = byPurpose(domain.records, 'DKIM', 'TXT');
-    publish(domain, domain.records.map((r) => (r === rsa ? { ...r, value: `v=DKIM1; k=rsa; p=${other.publicKey}` } : r)));
+    publish(
+      domain,
+      domain.records.map((r) => (r === rsa ? { ...r, value: `v=DKIM1; k=rsa; p=${other.publicKey}` } : r)),
+    );
     const outcome = await verifier.verify(domain.id);
     expect(outcome.status).toBe('pending');
-    expect(outcome.records[0]).toMatchObject({ status: 'failed', problem: 'DKIM key does not match', observed: [`v=DKIM1; k=rsa; p=${other.publicKey}`] });
+    expect(outcome.records[0]).toMatchObject({
+      status: 'failed',
+      problem: 'DKIM key does not match',
+      observed: [`v=DKIM1; k=rsa; p=${other.publicKey}`],
+    });
     expect((await domains.getById(domain.id))!.status).toBe('pending');
   });
 
   it('does not verify a domain without its SPF record', async () => {
     const domain = await addDomain();
-    publish(domain, domain.records.filter((r) => !(r.record === 'SPF' && r.type === 'TXT')));
+    publish(
+      domain,
+      domain.records.filter((r) => !(r.record === 'SPF' && r.type === 'TXT')),
+    );
     const outcome = await verifier.verify(domain.id);
     expect(outcome.status).toBe('pending');
     expect(byPurpose(outcome.records, 'SPF', 'TXT')[0]).toMatchObject({ status: 'pending', problem: `no TXT record at send.${domain.name}` });
@@ -91,7 +101,10 @@ describe('domain verification (local DNS)', () => {
     dns.stall(spfHost);
     const outcome = await verifier.verify(domain.id);
     expect(outcome).toMatchObject({ previousStatus: 'verified', status: 'temporary_failure', changed: true });
-    expect(byPurpose(outcome.records, 'SPF', 'TXT')[0]).toMatchObject({ status: 'temporary_failure', problem: expect.stringContaining('DNS lookup failed') });
+    expect(byPurpose(outcome.records, 'SPF', 'TXT')[0]).toMatchObject({
+      status: 'temporary_failure',
+      problem: expect.stringContaining('DNS lookup failed'),
+    });
     const saved = (await domains.getById(domain.id))!;
     expect(saved.status).toBe('temporary_failure');
     expect(saved.nextCheckAt!.getTime() - saved.lastCheckedAt!.getTime()).toBeLessThanOrEqual(5 * 60_000 + 1000);
@@ -132,7 +145,10 @@ describe('domain verification (local DNS)', () => {
           {
             id: keyId,
             domainId: domain.id,
-            selector: newSelector('rsa-sha256', keys.map((k) => k.selector)),
+            selector: newSelector(
+              'rsa-sha256',
+              keys.map((k) => k.selector),
+            ),
             algorithm: 'rsa-sha256',
             publicKey: fresh.publicKey,
             privateKeyEncrypted: encryptPrivateKey(fresh.privateKey, dkimEncryptionKey(config)),
@@ -142,7 +158,7 @@ describe('domain verification (local DNS)', () => {
       }),
       (d, keys) => carryVerification(d.records, buildDnsRecords(config, d, keys)),
     );
-    const pendingRecord = () => (rotated!.domain.records.find((r) => r.dkimKeyId === keyId))!;
+    const pendingRecord = () => rotated!.domain.records.find((r) => r.dkimKeyId === keyId)!;
     expect(pendingRecord()).toMatchObject({ required: false, status: 'not_started' });
 
     let outcome = await verifier.verify(domain.id);

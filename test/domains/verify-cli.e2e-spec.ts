@@ -38,7 +38,14 @@ describe('herald domain verify', () => {
         state: 'active' as const,
       },
     ];
-    const settingsOfDomain = { region: 'us-east-1', customReturnPath: 'send', openTracking: false, clickTracking: false, trackingSubdomain: null, tls: 'opportunistic' as const };
+    const settingsOfDomain = {
+      region: 'us-east-1',
+      customReturnPath: 'send',
+      openTracking: false,
+      clickTracking: false,
+      trackingSubdomain: null,
+      tls: 'opportunistic' as const,
+    };
     const records = buildDnsRecords(isolated.config, settingsOfDomain, keys);
     domain = await new DomainsRepository(db).create({ id, teamId: team.id, name: `acme-${uniqueSuffix()}.test`, ...settingsOfDomain, records }, keys);
     const [dkim, mx, spf, dmarc] = records;
@@ -69,7 +76,14 @@ describe('herald domain verify', () => {
       dmarc: { present: true, record: 'v=DMARC1; p=none;', policy: 'none', dkim_aligned: true, spf_aligned: true },
     });
     expect(report.records).toEqual([
-      expect.objectContaining({ record: 'DKIM', type: 'TXT', expected: domain.records[0].value, status: 'verified', observed: [domain.records[0].value], problem: null }),
+      expect.objectContaining({
+        record: 'DKIM',
+        type: 'TXT',
+        expected: domain.records[0].value,
+        status: 'verified',
+        observed: [domain.records[0].value],
+        problem: null,
+      }),
       expect.objectContaining({
         record: 'SPF',
         name: 'send',

@@ -30,7 +30,8 @@ const dispatches: OutboxCase = {
   },
   onStream: (probe, region) => probe.sendCommands(region),
   unconfirmed: (db, ids) => count(db, `SELECT count(*) AS n FROM email_dispatches WHERE email_ids && $1::uuid[]`, ids),
-  unlocked: (db, ids) => count(db, `SELECT count(*) AS n FROM (SELECT 1 FROM email_dispatches WHERE email_ids && $1::uuid[] FOR UPDATE SKIP LOCKED) r`, ids),
+  unlocked: (db, ids) =>
+    count(db, `SELECT count(*) AS n FROM (SELECT 1 FROM email_dispatches WHERE email_ids && $1::uuid[] FOR UPDATE SKIP LOCKED) r`, ids),
 };
 
 const eventOutbox = (name: string, kind: OutboxKind, table: string): OutboxCase => ({

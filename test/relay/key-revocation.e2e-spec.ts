@@ -81,10 +81,27 @@ describe('SMTP relay: a deleted key and failed logins', () => {
     // the same address keeps guessing on new connections (swaks, AUTH LOGIN): after 10 failures every AUTH gets 421 unchecked
     const swaks = (password: string) =>
       run('swaks', [
-        '--server', `127.0.0.1:${relay.port('starttls')}`, '--local-interface', '127.0.0.50',
-        '--tls', '--auth', 'LOGIN', '--auth-user', 'herald', '--auth-password', password,
-        '--from', team.from(), '--to', 'x@inbox.test', '--quit-after', 'AUTH',
-      ]).then(({ stdout }) => stdout, (error: { stdout: string }) => error.stdout);
+        '--server',
+        `127.0.0.1:${relay.port('starttls')}`,
+        '--local-interface',
+        '127.0.0.50',
+        '--tls',
+        '--auth',
+        'LOGIN',
+        '--auth-user',
+        'herald',
+        '--auth-password',
+        password,
+        '--from',
+        team.from(),
+        '--to',
+        'x@inbox.test',
+        '--quit-after',
+        'AUTH',
+      ]).then(
+        ({ stdout }) => stdout,
+        (error: { stdout: string }) => error.stdout,
+      );
     /** swaks's transcript: the reply to the password (`<~` is a reply over TLS, `<~*` an error). */
     const authReply = (stdout: string) => /334 UGFzc3dvcmQ6\n[^\n]*\n<~\*?\s+([^\n]*)/.exec(stdout)?.[1];
     const answers: (string | undefined)[] = [];

@@ -44,7 +44,12 @@ describe('SMTP relay: clients → relay → worker → recipient MX', () => {
   const idOf = (response: string) => /^250 2\.0\.0 OK ([0-9a-f-]{36})$/.exec(response.trim())?.[1];
 
   it.each(['tls', 'starttls'] as const)('nodemailer (%s): 250 with the id, the email in GET /emails, delivered to the MX', async (mode) => {
-    const info = await transport(mode).sendMail({ from: `Acme <${team.from()}>`, to: `a-${mode}@inbox.test`, subject: `Hi over ${mode}`, text: 'Hello' });
+    const info = await transport(mode).sendMail({
+      from: `Acme <${team.from()}>`,
+      to: `a-${mode}@inbox.test`,
+      subject: `Hi over ${mode}`,
+      text: 'Hello',
+    });
     const id = idOf(info.response);
     expect(id).toBeDefined();
     const { body } = await call(world.api.url, team.token, 'GET', `/emails/${id}`);
@@ -93,9 +98,23 @@ describe('SMTP relay: clients → relay → worker → recipient MX', () => {
 
   it('swaks (STARTTLS, AUTH LOGIN) gets the same 250 and the email arrives', async () => {
     const { stdout } = await run('swaks', [
-      '--server', `127.0.0.1:${relay.port('starttls')}`,
-      '--tls', '--auth', 'LOGIN', '--auth-user', 'herald', '--auth-password', team.token,
-      '--from', team.from(), '--to', 'swaks@inbox.test', '--header', 'Subject: via swaks', '--body', 'hello from swaks',
+      '--server',
+      `127.0.0.1:${relay.port('starttls')}`,
+      '--tls',
+      '--auth',
+      'LOGIN',
+      '--auth-user',
+      'herald',
+      '--auth-password',
+      team.token,
+      '--from',
+      team.from(),
+      '--to',
+      'swaks@inbox.test',
+      '--header',
+      'Subject: via swaks',
+      '--body',
+      'hello from swaks',
     ]);
     const id = /<~\s+250 2\.0\.0 OK ([0-9a-f-]{36})/.exec(stdout)?.[1];
     expect(id).toBeDefined();
@@ -116,7 +135,7 @@ print('rcpt2', s.rcpt('gone@inbox.test'))
 print('data', s.data(b'From: ${team.from()}\\r\\nTo: py@inbox.test\\r\\nSubject: via python\\r\\n\\r\\nhello\\r\\n'))
 s.quit()`;
     const { stdout } = await run('python3', ['-c', script, team.token]);
-    expect(stdout).toContain("rcpt1 (250,");
+    expect(stdout).toContain('rcpt1 (250,');
     expect(stdout).toMatch(/rcpt2 \(550, b'5\.1\.1 <?gone@inbox\.test>? is on the suppression list/);
     const id = /data \(250, b'2\.0\.0 OK ([0-9a-f-]{36})'\)/.exec(stdout)?.[1];
     expect(id).toBeDefined();
@@ -159,8 +178,15 @@ s.quit()`;
     const client = await session();
     await client.login(team.token, { starttls: true });
     expect(await client.command(`MAIL FROM:<${team.from()}>`)).toMatch(/^250 /);
-    for (const trick of ['victim%elsewhere.test@inbox.test', '@inbox.test,@relay.test:victim@elsewhere.test', '"victim@elsewhere.test"@inbox.test', 'victim@[192.0.2.1]']) {
-      expect(`${trick} → ${await client.command(`RCPT TO:<${trick}>`)}`).toMatch(new RegExp(`^${trick.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} → (553|501) `));
+    for (const trick of [
+      'victim%elsewhere.test@inbox.test',
+      '@inbox.test,@relay.test:victim@elsewhere.test',
+      '"victim@elsewhere.test"@inbox.test',
+      'victim@[192.0.2.1]',
+    ]) {
+      expect(`${trick} → ${await client.command(`RCPT TO:<${trick}>`)}`).toMatch(
+        new RegExp(`^${trick.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} → (553|501) `),
+      );
     }
     client.destroy();
   });
@@ -188,7 +214,13 @@ s.quit()`;
   });
 
   it('a replayed Herald-Idempotency-Key gets the first id and sends nothing twice', async () => {
-    const mail = { from: team.from(), to: 'once@inbox.test', subject: 'Once', text: 'only once', headers: { 'Resend-Idempotency-Key': 'relay-once-1' } };
+    const mail = {
+      from: team.from(),
+      to: 'once@inbox.test',
+      subject: 'Once',
+      text: 'only once',
+      headers: { 'Resend-Idempotency-Key': 'relay-once-1' },
+    };
     const first = idOf((await transport('tls').sendMail(mail)).response);
     const second = idOf((await transport('starttls').sendMail(mail)).response);
     expect(second).toBe(first);

@@ -27,7 +27,14 @@ export interface TestApi {
   /** The running API application, for what a suite drives by hand (the domain verifier). */
   app: NestFastifyApplication;
   /** A new team (free plan unless told) with a full-access key, and a Resend client for it. */
-  team(input?: { plan?: string; rateLimit?: number | null; region?: string; permission?: string; domain?: string; domainRegion?: string }): Promise<TestTeam>;
+  team(input?: {
+    plan?: string;
+    rateLimit?: number | null;
+    region?: string;
+    permission?: string;
+    domain?: string;
+    domainRegion?: string;
+  }): Promise<TestTeam>;
   /** Another key of an existing team. */
   key(teamId: string, permission?: string): Promise<string>;
   close(): Promise<void>;
@@ -42,15 +49,19 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
   const domains = app.get(DomainsService);
   const repository = app.get(DomainsRepository);
   let teamCount = 0;
-  const key = async (teamId: string, permission = 'full_access') =>
-    (await keys.create(teamId, { name: `test ${permission}`, permission })).token;
+  const key = async (teamId: string, permission = 'full_access') => (await keys.create(teamId, { name: `test ${permission}`, permission })).token;
   return {
     url,
     config: isolated.config,
     app,
     key,
     async team(input = {}) {
-      const team = await teams.create({ name: 'Test team', plan: input.plan, rateLimit: input.rateLimit === undefined ? 10_000 : input.rateLimit, region: input.region });
+      const team = await teams.create({
+        name: 'Test team',
+        plan: input.plan,
+        rateLimit: input.rateLimit === undefined ? 10_000 : input.rateLimit,
+        region: input.region,
+      });
       const token = await key(team.id, input.permission);
       const requested = input.domain ?? `team${++teamCount}.acme.test`;
       const created = await domains.create({ teamId: team.id, homeRegion: team.homeRegion }, { name: requested, region: input.domainRegion });

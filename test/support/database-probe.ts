@@ -36,10 +36,9 @@ export class DatabaseProbe {
 
   /** What Herald stored about an email that the API does not return (its region). */
   async email(emailId: string): Promise<{ region: string; from_address: string } | null> {
-    const { rows } = await this.client.query<{ region: string; from_address: string }>(
-      'SELECT region, from_address FROM emails WHERE id = $1',
-      [emailId],
-    );
+    const { rows } = await this.client.query<{ region: string; from_address: string }>('SELECT region, from_address FROM emails WHERE id = $1', [
+      emailId,
+    ]);
     return rows[0] ?? null;
   }
 

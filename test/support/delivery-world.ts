@@ -87,7 +87,11 @@ export class DeliveryWorld {
 
   /** `domain` receives mail at `sink` (an MX record and the MX host's A record). */
   route(domain: string, ...mx: { host: string; priority?: number; address: string }[]): void {
-    this.dns.set(domain, 'MX', mx.map((m, i) => ({ exchange: m.host, priority: m.priority ?? (i + 1) * 10 })));
+    this.dns.set(
+      domain,
+      'MX',
+      mx.map((m, i) => ({ exchange: m.host, priority: m.priority ?? (i + 1) * 10 })),
+    );
     for (const m of mx) this.dns.set(m.host, 'A', [m.address]);
   }
 
@@ -156,7 +160,8 @@ export class DeliveryWorld {
     for (;;) {
       const events = await this.events(emailId);
       if (events.some((e) => e.type === type)) return events;
-      if (Date.now() > deadline) throw new Error(`no ${type} for ${emailId} within ${timeoutMs} ms; saw ${events.map((e) => e.type).join(', ') || 'none'}`);
+      if (Date.now() > deadline)
+        throw new Error(`no ${type} for ${emailId} within ${timeoutMs} ms; saw ${events.map((e) => e.type).join(', ') || 'none'}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -42,11 +42,7 @@ export const REJECTED: Rejection[] = [
   ['without from', { from: undefined }, missing('Missing `from` field.')],
   ['without to', { to: undefined }, missing('Missing `to` field.')],
   ['without subject', { subject: undefined }, missing('Missing `subject` field.')],
-  [
-    'without from, to and subject',
-    { from: undefined, to: undefined, subject: undefined },
-    missing('Missing `from`, `to` and `subject` fields.'),
-  ],
+  ['without from, to and subject', { from: undefined, to: undefined, subject: undefined }, missing('Missing `from`, `to` and `subject` fields.')],
   ['without html and text', { html: undefined }, missing('Missing `html` or `text` field.')],
   ['with an empty html and text', { html: '', text: '' }, missing('Missing `html` or `text` field.')],
   ['with a subject that is not a string', { subject: 42 }, invalid('The `subject` field must be a `string`.')],
@@ -60,11 +56,7 @@ export const REJECTED: Rejection[] = [
     const key = field === 'reply_to' ? 'replyTo' : field;
     return [
       [`with a bad ${field} string`, { [key]: 'not-an-address' }, invalid(`Invalid \`${field}\` field. ${FORMAT}`)],
-      [
-        `with a bad address in a ${field} array`,
-        { [key]: ['ok@example.com', 'Bob <bob@example>'] },
-        invalid(`Invalid \`${field}\` field.`),
-      ],
+      [`with a bad address in a ${field} array`, { [key]: ['ok@example.com', 'Bob <bob@example>'] }, invalid(`Invalid \`${field}\` field.`)],
     ];
   }),
   ['with to as a number', { to: 7 }, invalid('The `to` field must be a `string` or an array of strings.')],
@@ -77,11 +69,7 @@ export const REJECTED: Rejection[] = [
   ],
   ['with 51 reply_to', { replyTo: addresses(51) }, invalid('The `reply_to` field must not contain more than 50 email addresses')],
 
-  [
-    'with a header name holding a space',
-    { headers: { 'X Ref': '1' } },
-    invalid('Invalid `headers` field. `X Ref` is not a valid header name'),
-  ],
+  ['with a header name holding a space', { headers: { 'X Ref': '1' } }, invalid('Invalid `headers` field. `X Ref` is not a valid header name')],
   ['with a header name holding a colon', { headers: { 'X-Ref:': '1' } }, invalid('`X-Ref:` is not a valid header name')],
   [
     'with a CRLF injection in a header value',
@@ -89,18 +77,10 @@ export const REJECTED: Rejection[] = [
     invalid('Invalid `headers` field. The value of the `X-Ref` header must not contain line breaks'),
   ],
   ['with a bare LF in a header value', { headers: { 'X-Ref': 'a\nb' } }, invalid('The value of the `X-Ref` header')],
-  [
-    'overriding the From header',
-    { headers: { From: 'ceo@bank.test' } },
-    invalid('The `From` header is set by Herald; use the `from` field'),
-  ],
+  ['overriding the From header', { headers: { From: 'ceo@bank.test' } }, invalid('The `From` header is set by Herald; use the `from` field')],
   ['overriding the Bcc header', { headers: { bcc: 'spy@example.com' } }, invalid('The `bcc` header is set by Herald; use the `bcc` field')],
   ['overriding DKIM-Signature', { headers: { 'DKIM-Signature': 'v=1' } }, invalid('The `DKIM-Signature` header is set by Herald')],
-  [
-    'with a header value that is not a string',
-    { headers: { 'X-Count': 1 } },
-    invalid('The value of the `X-Count` header must be a `string`.'),
-  ],
+  ['with a header value that is not a string', { headers: { 'X-Count': 1 } }, invalid('The value of the `X-Count` header must be a `string`.')],
 
   [
     'with an attachment without content or path',
@@ -137,11 +117,7 @@ export const REJECTED: Rejection[] = [
     { attachments: [{ content: { type: 'Buffer', data: [-1] } }] },
     badAttachment('Invalid `attachments[0].content` field. Bytes must be integers from 0 to 255; item 0 is not.'),
   ],
-  [
-    'with content of another shape',
-    { attachments: [{ content: { data: [1] } }] },
-    badAttachment('Invalid `attachments[0].content` field.'),
-  ],
+  ['with content of another shape', { attachments: [{ content: { data: [1] } }] }, badAttachment('Invalid `attachments[0].content` field.')],
   [
     'with an ftp path',
     { attachments: [{ path: 'ftp://files.acme.test/a.pdf' }] },
@@ -159,16 +135,8 @@ export const REJECTED: Rejection[] = [
     badAttachment('`attachments[0].content_type`'),
   ],
 
-  [
-    'with a tag name outside [A-Za-z0-9_-]',
-    { tags: [{ name: 'has space', value: 'x' }] },
-    invalid(`Invalid \`tags[0].name\` field. ${TAG_CHARSET}`),
-  ],
-  [
-    'with a tag value outside [A-Za-z0-9_-]',
-    { tags: [{ name: 'ok', value: 'é' }] },
-    invalid(`Invalid \`tags[0].value\` field. ${TAG_CHARSET}`),
-  ],
+  ['with a tag name outside [A-Za-z0-9_-]', { tags: [{ name: 'has space', value: 'x' }] }, invalid(`Invalid \`tags[0].name\` field. ${TAG_CHARSET}`)],
+  ['with a tag value outside [A-Za-z0-9_-]', { tags: [{ name: 'ok', value: 'é' }] }, invalid(`Invalid \`tags[0].value\` field. ${TAG_CHARSET}`)],
   [
     'with a 257-character tag value',
     { tags: [{ name: 'n', value: 'v'.repeat(257) }] },
@@ -187,11 +155,7 @@ export const REJECTED: Rejection[] = [
   ['with a tag without value', { tags: [{ name: 'category' }] }, invalid('The `tags[0].value` field is required.')],
   ['with a tag without name', { tags: [{ value: 'x' }] }, invalid('The `tags[0].name` field is required.')],
 
-  [
-    'scheduled in the past',
-    { scheduledAt: new Date(Date.now() - HOUR).toISOString() },
-    invalid(`${SCHEDULED} The date must be in the future.`),
-  ],
+  ['scheduled in the past', { scheduledAt: new Date(Date.now() - HOUR).toISOString() }, invalid(`${SCHEDULED} The date must be in the future.`)],
   [
     'scheduled more than 30 days ahead',
     { scheduledAt: new Date(Date.now() + 31 * DAY).toISOString() },

@@ -81,7 +81,10 @@ async function startServing(command: 'api' | 'all', env: NodeJS.ProcessEnv, port
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald ${command} exited early: ${stderr}`);
-    const ready = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

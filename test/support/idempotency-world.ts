@@ -37,8 +37,5 @@ export async function registryKeys(app: INestApplicationContext, teamId: string)
 
 /** Pretends time passed: records created `hours` ago. */
 export async function ageRecords(dataSource: DataSource, teamId: string, hours: number): Promise<void> {
-  await dataSource.query(`UPDATE idempotency_records SET created_at = now() - $2 * interval '1 hour' WHERE team_id = $1`, [
-    teamId,
-    hours,
-  ]);
+  await dataSource.query(`UPDATE idempotency_records SET created_at = now() - $2 * interval '1 hour' WHERE team_id = $1`, [teamId, hours]);
 }

@@ -42,7 +42,10 @@ const outboxes: Record<OutboxKind, OutboxUnderTest> = {
       // Four requests of three emails each: each request's emails share one outbox row.
       const rows = Array.from({ length: 4 }, () => {
         const dispatchId = newId();
-        return Array.from({ length: 3 }, () => ({ ...newEmailRow(teamId, normalizedEmail('a@outbox.example', 'outbox.example'), dispatchId), region }));
+        return Array.from({ length: 3 }, () => ({
+          ...newEmailRow(teamId, normalizedEmail('a@outbox.example', 'outbox.example'), dispatchId),
+          region,
+        }));
       }).flat();
       await app.get(EmailStore).insert(rows);
       return { ids: rows.map((r) => r.id), publish: () => app.get(Dispatcher).dispatch(rows) };
@@ -97,7 +100,12 @@ const never = new Promise<never>(() => undefined);
  * call reaches NATS, or once NATS acknowledged it) and tells the parent; without, the ids of
  * acknowledged publishes are collected for the parent's count.
  */
-function injectFault(publisher: { publish(...args: never[]): Promise<unknown> }, entryId: (args: unknown[]) => string, fault: OutboxFault, published: string[]): void {
+function injectFault(
+  publisher: { publish(...args: never[]): Promise<unknown> },
+  entryId: (args: unknown[]) => string,
+  fault: OutboxFault,
+  published: string[],
+): void {
   const publish = publisher.publish.bind(publisher) as (...args: unknown[]) => Promise<unknown>;
   (publisher as { publish: (...args: unknown[]) => Promise<unknown> }).publish = async (...args) => {
     const id = entryId(args);
@@ -120,7 +128,10 @@ async function main(): Promise<void> {
   const outbox = outboxes[kind];
   const config = await new Promise<HeraldConfig>((resolve) => process.once('message', (m: ToOutboxProcess) => 'boot' in m && resolve(m.boot)));
   const app = await NestFactory.createApplicationContext(
-    { module: class OutboxProcessModule {}, imports: [ConfigModule.forRoot(config), DatabaseModule, BusModule, MetricsModule.forRole('test'), ...outbox.imports] },
+    {
+      module: class OutboxProcessModule {},
+      imports: [ConfigModule.forRoot(config), DatabaseModule, BusModule, MetricsModule.forRole('test'), ...outbox.imports],
+    },
     { logger: ['error', 'warn'] },
   );
   const published: string[] = [];

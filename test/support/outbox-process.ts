@@ -14,19 +14,11 @@ export type OutboxKind = 'dispatches' | 'email-events' | 'resource-events';
 export type OutboxFault = 'none' | 'before-publish' | 'after-publish';
 
 /** Messages to an outbox process, over its IPC channel. */
-export type ToOutboxProcess =
-  | { boot: HeraldConfig }
-  | { do: 'commit'; teamId: string }
-  | { do: 'relay' }
-  | { do: 'close' };
+export type ToOutboxProcess = { boot: HeraldConfig } | { do: 'commit'; teamId: string } | { do: 'relay' } | { do: 'close' };
 
 /** Messages from an outbox process. */
 export type FromOutboxProcess =
-  | { ready: true }
-  | { committed: string[] }
-  | { halted: OutboxFault; id: string }
-  | { relayed: number; published: string[] }
-  | { failed: string };
+  { ready: true } | { committed: string[] } | { halted: OutboxFault; id: string } | { relayed: number; published: string[] } | { failed: string };
 
 const CHILD = join(__dirname, 'outbox-process.child.ts');
 const REGISTER = join(__dirname, 'ts-register.js');

@@ -20,7 +20,9 @@ export interface OutboxWorld {
 
 export async function startOutboxWorld(imports: NonNullable<ModuleMetadata['imports']>): Promise<OutboxWorld> {
   const isolated = await isolatedConfig();
-  const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(isolated.config), DatabaseModule, BusModule, ...imports] }).compile();
+  const moduleRef = await Test.createTestingModule({
+    imports: [ConfigModule.forRoot(isolated.config), DatabaseModule, BusModule, ...imports],
+  }).compile();
   await moduleRef.init();
   const probe = await NatsProbe.open(isolated.config);
   return {

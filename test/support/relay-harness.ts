@@ -1,5 +1,13 @@
 import type { Principal } from '@herald/accounts';
-import { generateSelfSigned, SmtpRelay, type SmtpEnvelope, type SmtpRelayOptions, type SmtpReply, type SmtpSubmissionPort, type SubmissionResult } from '@herald/smtp';
+import {
+  generateSelfSigned,
+  SmtpRelay,
+  type SmtpEnvelope,
+  type SmtpRelayOptions,
+  type SmtpReply,
+  type SmtpSubmissionPort,
+  type SubmissionResult,
+} from '@herald/smtp';
 import { RawSmtpClient } from '@herald/testing';
 
 export const KEY = 'hr_test_good_key';

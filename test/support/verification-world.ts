@@ -93,14 +93,24 @@ export async function startVerificationWorld(): Promise<VerificationWorld> {
       keys.push({
         id: newId(),
         domainId: id,
-        selector: newSelector(algorithm, keys.map((k) => k.selector)),
+        selector: newSelector(
+          algorithm,
+          keys.map((k) => k.selector),
+        ),
         algorithm,
         publicKey: key.publicKey,
         privateKeyEncrypted: encryptPrivateKey(key.privateKey, encryptionKey),
         state: 'active',
       });
     }
-    const settings = { region: 'us-east-1', customReturnPath: 'send', openTracking: false, clickTracking: false, trackingSubdomain: 'links', tls: 'opportunistic' as const };
+    const settings = {
+      region: 'us-east-1',
+      customReturnPath: 'send',
+      openTracking: false,
+      clickTracking: false,
+      trackingSubdomain: 'links',
+      tls: 'opportunistic' as const,
+    };
     const name = `acme-${uniqueSuffix()}.test`;
     const records = buildDnsRecords(config, settings, keys);
     const domain = await domains.create({ id, teamId, name, ...settings, records }, keys);
@@ -116,9 +126,24 @@ export async function startVerificationWorld(): Promise<VerificationWorld> {
     }
     for (const [key, rs] of byHostAndType) {
       const [host, type] = key.split('|');
-      if (type === 'TXT') dns.set(host, 'TXT', rs.map((r) => r.value));
-      if (type === 'MX') dns.set(host, 'MX', rs.map((r) => ({ exchange: r.value, priority: r.priority ?? 10 })));
-      if (type === 'CNAME') dns.set(host, 'CNAME', rs.map((r) => r.value));
+      if (type === 'TXT')
+        dns.set(
+          host,
+          'TXT',
+          rs.map((r) => r.value),
+        );
+      if (type === 'MX')
+        dns.set(
+          host,
+          'MX',
+          rs.map((r) => ({ exchange: r.value, priority: r.priority ?? 10 })),
+        );
+      if (type === 'CNAME')
+        dns.set(
+          host,
+          'CNAME',
+          rs.map((r) => r.value),
+        );
     }
   }
 

@@ -42,7 +42,10 @@ export interface WorkerProcess {
  * the ops port answers /health/ready; without, as soon as it is spawned (the caller watches the
  * sinks instead, so a crash test can kill it at any moment, startup included).
  */
-export async function startWorkerProcess(env: NodeJS.ProcessEnv, options: { waitReady?: boolean; readyTimeoutMs?: number } = {}): Promise<WorkerProcess> {
+export async function startWorkerProcess(
+  env: NodeJS.ProcessEnv,
+  options: { waitReady?: boolean; readyTimeoutMs?: number } = {},
+): Promise<WorkerProcess> {
   const opsPort = await freePort();
   const child = spawn(process.execPath, [BIN, 'worker'], { env: { ...env, OPS_PORT: String(opsPort) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -64,7 +67,13 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv, options: { wait
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald worker exited early: ${stderr}`);
-    if (await fetch(`${opsUrl}/health/ready`).then((r) => r.ok, () => false)) return worker;
+    if (
+      await fetch(`${opsUrl}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return worker;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`herald worker did not become ready: ${stderr}`);
@@ -74,12 +83,18 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv, options: { wait
 }
 
 /** Polls `check` until it holds; throws with `what` (and the last detail) after the timeout. */
-export async function waitUntil(what: string, check: () => Promise<boolean | string> | boolean | string, timeoutMs = 30_000, everyMs = 50): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean | string> | boolean | string,
+  timeoutMs = 30_000,
+  everyMs = 50,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const result = await check();
     if (result === true) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${typeof result === 'string' ? `: ${result}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${typeof result === 'string' ? `: ${result}` : ''}`);
     await sleep(everyMs);
   }
 }

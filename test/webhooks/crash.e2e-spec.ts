@@ -36,7 +36,13 @@ async function startWebhooksProcess(env: NodeJS.ProcessEnv): Promise<WebhooksPro
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald webhooks exited early: ${stderr}`);
-    if (await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`herald webhooks did not become ready: ${stderr}`);
     await sleep(100);
   }

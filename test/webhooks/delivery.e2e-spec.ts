@@ -46,7 +46,10 @@ describe('webhook delivery', () => {
     expect(verifySignature(delivery!, secret, 'webhook')).toBe(true);
     expect(verifySignature(delivery!, secret, 'svix')).toBe(true);
     expect(verifiesWith(delivery!, secret)).toEqual(BOTH);
-    expect(verifiesWith(delivery!, 'whsec_' + Buffer.from('wrong-secret-wrong-secret').toString('base64'))).toEqual({ standardwebhooks: false, svix: false });
+    expect(verifiesWith(delivery!, 'whsec_' + Buffer.from('wrong-secret-wrong-secret').toString('base64'))).toEqual({
+      standardwebhooks: false,
+      svix: false,
+    });
     await waitFor(async () => (await messagesOf(id)).some((m) => m.status === 'success'), 'the success to be recorded');
   });
 
@@ -98,7 +101,12 @@ describe('webhook delivery', () => {
     ]);
     const firstPage = await team.resend.webhooks.events.attempts.list({ webhookId: id, eventId: messageId, limit: 2 });
     expect(firstPage.data).toMatchObject({ has_more: true, data: [{ http_status_code: 200 }, { http_status_code: 500 }] });
-    const secondPage = await team.resend.webhooks.events.attempts.list({ webhookId: id, eventId: messageId, limit: 2, after: firstPage.data!.data[1]!.id });
+    const secondPage = await team.resend.webhooks.events.attempts.list({
+      webhookId: id,
+      eventId: messageId,
+      limit: 2,
+      after: firstPage.data!.data[1]!.id,
+    });
     expect(secondPage.data).toMatchObject({ has_more: false, data: [{ id: tried.data!.data[2]!.id, http_status_code: 500 }] });
   });
 
@@ -120,11 +128,17 @@ describe('webhook delivery', () => {
     expect((await other.resend.webhooks.events.list({ webhookId: id })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
     expect((await other.resend.webhooks.events.get({ webhookId: id, eventId })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
     expect((await other.resend.webhooks.events.replay({ webhookId: id, eventId })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
-    expect((await other.resend.webhooks.events.attempts.list({ webhookId: id, eventId })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    expect((await other.resend.webhooks.events.attempts.list({ webhookId: id, eventId })).error).toMatchObject({
+      statusCode: 404,
+      name: 'not_found',
+    });
     const unknown = `msg_${'0'.repeat(32)}`;
     expect((await team.resend.webhooks.events.get({ webhookId: id, eventId: unknown })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
     expect((await team.resend.webhooks.events.get({ webhookId: id, eventId: 'nope' })).error).toMatchObject({ statusCode: 422 });
-    expect((await team.resend.webhooks.events.list({ webhookId: id, limit: 101 })).error).toMatchObject({ statusCode: 422, name: 'validation_error' });
+    expect((await team.resend.webhooks.events.list({ webhookId: id, limit: 101 })).error).toMatchObject({
+      statusCode: 422,
+      name: 'validation_error',
+    });
   });
 
   it('signs with both secrets after a rotation, through the running role', async () => {
@@ -189,7 +203,10 @@ describe('webhook delivery', () => {
     await waitFor(() => forDomain(path, event.data.name).length === 1, 'the delivery');
     await sleep(500);
     expect(forDomain(path, event.data.name)).toHaveLength(1);
-    const rows: { event_id: string }[] = await db.query(`SELECT event_id FROM webhook_messages WHERE webhook_id = $1 AND event_id = $2`, [id, event.id]);
+    const rows: { event_id: string }[] = await db.query(`SELECT event_id FROM webhook_messages WHERE webhook_id = $1 AND event_id = $2`, [
+      id,
+      event.id,
+    ]);
     expect(rows).toHaveLength(1);
   });
 });

@@ -19,12 +19,16 @@ describe('webhooks: an endpoint failing for the whole window is disabled', () =>
 
   beforeAll(async () => {
     api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8' });
-    webhooks = await startWebhooks(api.config, {}, {
-      retryScheduleMs: [0, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
-      pollIntervalMs: 25,
-      attemptTimeoutMs: 2_000,
-      disableAfterMs: DISABLE_AFTER_MS,
-    });
+    webhooks = await startWebhooks(
+      api.config,
+      {},
+      {
+        retryScheduleMs: [0, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
+        pollIntervalMs: 25,
+        attemptTimeoutMs: 2_000,
+        disableAfterMs: DISABLE_AFTER_MS,
+      },
+    );
     receiver = await WebhookReceiver.start();
   });
 

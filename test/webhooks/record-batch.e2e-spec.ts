@@ -41,19 +41,39 @@ describe('webhooks: outcomes recorded in a batch', () => {
     );
     return id;
   };
-  const outcome = async (webhookId: string, settlement: MessageSettlement, statusCode: number | null, sentAt = new Date()): Promise<AttemptOutcome> => {
+  const outcome = async (
+    webhookId: string,
+    settlement: MessageSettlement,
+    statusCode: number | null,
+    sentAt = new Date(),
+  ): Promise<AttemptOutcome> => {
     const id = await message(webhookId);
     return {
       message: { id, webhookId },
-      attempt: { messageId: id, attempt: 1, statusCode, error: statusCode === null ? 'connect ECONNREFUSED' : null, responseExcerpt: '', durationMs: 3, sentAt },
+      attempt: {
+        messageId: id,
+        attempt: 1,
+        statusCode,
+        error: statusCode === null ? 'connect ECONNREFUSED' : null,
+        responseExcerpt: '',
+        durationMs: 3,
+        sentAt,
+      },
       settlement,
     };
   };
   const success = (webhookId: string) => outcome(webhookId, { status: 'success' }, 200);
-  const failure = (webhookId: string, sentAt = new Date()) => outcome(webhookId, { status: 'pending', nextAttemptAt: new Date(Date.now() + 5_000) }, 500, sentAt);
+  const failure = (webhookId: string, sentAt = new Date()) =>
+    outcome(webhookId, { status: 'pending', nextAttemptAt: new Date(Date.now() + 5_000) }, 500, sentAt);
   const gone = (webhookId: string) => outcome(webhookId, { status: 'failed', disableWebhook: 'endpoint answered 410 Gone' }, 410);
   const health = async (id: string) =>
-    ((await db.query(`SELECT status, failing_since, disabled_reason FROM webhooks WHERE id = $1`, [id])) as { status: string; failing_since: Date | null; disabled_reason: string | null }[])[0]!;
+    (
+      (await db.query(`SELECT status, failing_since, disabled_reason FROM webhooks WHERE id = $1`, [id])) as {
+        status: string;
+        failing_since: Date | null;
+        disabled_reason: string | null;
+      }[]
+    )[0]!;
 
   it('records every attempt and settles every message of the batch in one go', async () => {
     const a = await webhook();
@@ -100,7 +120,14 @@ describe('webhooks: outcomes recorded in a batch', () => {
     const stale = await webhook(new Date(Date.now() - 3 * HOUR));
     const staleButRecovered = await webhook(new Date(Date.now() - 3 * HOUR));
     await repo.recordAttempts(
-      [await success(gone410), await gone(gone410), await success(gone410), await failure(stale), await success(staleButRecovered), await failure(staleButRecovered)],
+      [
+        await success(gone410),
+        await gone(gone410),
+        await success(gone410),
+        await failure(stale),
+        await success(staleButRecovered),
+        await failure(staleButRecovered),
+      ],
       2 * HOUR,
     );
     expect(await health(gone410)).toEqual({ status: 'disabled', failing_since: null, disabled_reason: 'endpoint answered 410 Gone' });

@@ -48,7 +48,10 @@ describe('webhook delivery', () => {
     await waitFor(async () => (await messagesOf(id)).some((m) => m.status === 'failed'), 'the message to fail', 15_000);
     const messageId = (await messagesOf(id))[0]!.id;
     expect(forDomain(path, domain.name)).toHaveLength(8);
-    expect((await team.resend.webhooks.events.get({ webhookId: id, eventId: messageId })).data).toMatchObject({ status: 'failed', next_attempt_at: null });
+    expect((await team.resend.webhooks.events.get({ webhookId: id, eventId: messageId })).data).toMatchObject({
+      status: 'failed',
+      next_attempt_at: null,
+    });
     healthy = true;
     expect((await team.resend.webhooks.events.replay({ webhookId: id, eventId: messageId })).error).toBeNull();
     await waitFor(async () => (await messagesOf(id)).find((m) => m.id === messageId)?.status === 'success', 'success after replay');

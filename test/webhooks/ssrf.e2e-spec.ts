@@ -37,9 +37,10 @@ describe('webhook delivery to a refused address', () => {
     const deadline = Date.now() + 10_000;
     let messages: { id: string; status: string; attempts: number }[] = [];
     while (Date.now() < deadline) {
-      messages = await db.query(`SELECT id, status, attempts FROM webhook_messages WHERE webhook_id = $1 AND payload->'data'->>'name' = 'ssrf.hooks.test'`, [
-        webhook.data!.id,
-      ]);
+      messages = await db.query(
+        `SELECT id, status, attempts FROM webhook_messages WHERE webhook_id = $1 AND payload->'data'->>'name' = 'ssrf.hooks.test'`,
+        [webhook.data!.id],
+      );
       if (messages[0]?.status === 'failed') break;
       await sleep(25);
     }
@@ -49,7 +50,8 @@ describe('webhook delivery to a refused address', () => {
       [messages[0]!.id],
     );
     expect(attempts).toHaveLength(3);
-    for (const a of attempts) expect(a).toEqual({ status_code: null, error: expect.stringMatching(/^refused: localhost resolves to loopback address (127\.0\.0\.1|::1)$/) });
+    for (const a of attempts)
+      expect(a).toEqual({ status_code: null, error: expect.stringMatching(/^refused: localhost resolves to loopback address (127\.0\.0\.1|::1)$/) });
     expect(receiver.at('/ssrf')).toEqual([]);
   });
 });

@@ -65,7 +65,11 @@ export class WebhooksWorld {
 
   static async start(): Promise<WebhooksWorld> {
     const api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8,::1' });
-    const webhooks = await startWebhooks(api.config, {}, { retryScheduleMs: [0, 100, 100, 100, 100, 100, 100, 100], pollIntervalMs: 25, attemptTimeoutMs: 3_000 });
+    const webhooks = await startWebhooks(
+      api.config,
+      {},
+      { retryScheduleMs: [0, 100, 100, 100, 100, 100, 100, 100], pollIntervalMs: 25, attemptTimeoutMs: 3_000 },
+    );
     const receiver = await WebhookReceiver.start();
     const db = api.app.get(DataSource);
     const nc = await connect({ servers: api.config.NATS_URL });
@@ -83,7 +87,10 @@ export class WebhooksWorld {
   checkSignatures(): void {
     for (const delivery of this.receiver.received.splice(0)) {
       const known = this.secrets.get(delivery.path) ?? [];
-      expect({ path: delivery.path, verifies: known.some((secret) => verifiesWith(delivery, secret).standardwebhooks && verifiesWith(delivery, secret).svix) }).toEqual({
+      expect({
+        path: delivery.path,
+        verifies: known.some((secret) => verifiesWith(delivery, secret).standardwebhooks && verifiesWith(delivery, secret).svix),
+      }).toEqual({
         path: delivery.path,
         verifies: true,
       });

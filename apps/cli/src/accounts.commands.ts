@@ -10,10 +10,7 @@ import { requireFlag } from './args';
 class AccountsCliModule {}
 
 async function withAccounts<T>(config: HeraldConfig, run: (teams: TeamsService, keys: ApiKeysService) => Promise<T>): Promise<T> {
-  const app = await NestFactory.createApplicationContext(
-    { module: AccountsCliModule, imports: [ConfigModule.forRoot(config)] },
-    { logger: false },
-  );
+  const app = await NestFactory.createApplicationContext({ module: AccountsCliModule, imports: [ConfigModule.forRoot(config)] }, { logger: false });
   try {
     return await run(app.get(TeamsService), app.get(ApiKeysService));
   } finally {

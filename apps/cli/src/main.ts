@@ -23,12 +23,17 @@ async function main(argv: string[]): Promise<void> {
   const { positional, flags } = parseFlags(argv);
   const [command, sub, argument] = positional;
   if (!command || command === 'help' || flags.help) return void process.stdout.write(`${USAGE}\n`);
-  const config = loadConfig(process.env, command === 'all' && process.env.NODE_ENV !== 'production' ? {
+  const config = loadConfig(
+    process.env,
+    command === 'all' && process.env.NODE_ENV !== 'production'
+      ? {
           DEV_BOOTSTRAP: process.env.DEV_BOOTSTRAP ?? 'true',
           // Unprivileged ports for a laptop: the bounce MX, and the relay's implicit-TLS and STARTTLS ports.
           BOUNCE_MX_PORT: process.env.BOUNCE_MX_PORT ?? '2525',
           SMTP_PORTS: process.env.SMTP_PORTS ?? '2465:tls,2587:starttls',
-        } : {});
+        }
+      : {},
+  );
 
   if (command === 'regions') return print({ object: 'list', current: config.HERALD_REGION, data: config.HERALD_REGIONS });
   if (command === 'migrate') return print({ object: 'migrations', schema: config.DATABASE_SCHEMA, applied: await runMigrations(config) });
@@ -54,7 +59,9 @@ async function runAll(config: HeraldConfig): Promise<void> {
     roles: Object.fromEntries(started.map((s) => [s.role, s.address])),
     migrations_applied: applied,
     ...(credentials && { team_id: credentials.teamId, api_key: credentials.token, sending_domain: credentials.from.split('@')[1] }),
-    try: credentials && `curl -X POST ${api.address}/emails -H 'Authorization: Bearer ${credentials.token}' -H 'Content-Type: application/json' -d '{"from":"${credentials.from}","to":"delivered@herald.test","subject":"Hello","html":"<p>Hi</p>"}'`,
+    try:
+      credentials &&
+      `curl -X POST ${api.address}/emails -H 'Authorization: Bearer ${credentials.token}' -H 'Content-Type: application/json' -d '{"from":"${credentials.from}","to":"delivered@herald.test","subject":"Hello","html":"<p>Hi</p>"}'`,
   });
   await run(started);
 }

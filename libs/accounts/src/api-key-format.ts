@@ -21,9 +21,7 @@ const PUBLIC_ID_LENGTH = 12;
 const SECRET_LENGTH = 32;
 /** 62^6 ≈ 5.7e10 > 2^32, so every CRC32 value fits in six base62 digits. */
 const CHECKSUM_LENGTH = 6;
-const SHAPE = new RegExp(
-  `^${API_KEY_PREFIX}([0-9A-Za-z]{${PUBLIC_ID_LENGTH}})_[0-9A-Za-z]{${SECRET_LENGTH}}([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
-);
+const SHAPE = new RegExp(`^${API_KEY_PREFIX}([0-9A-Za-z]{${PUBLIC_ID_LENGTH}})_[0-9A-Za-z]{${SECRET_LENGTH}}([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + PUBLIC_ID_LENGTH + 1 + SECRET_LENGTH + CHECKSUM_LENGTH;
 
 export interface GeneratedApiKey {

@@ -13,15 +13,15 @@ export const MAX_KEY_NAME = 50;
 
 const asObject = (body: unknown) => (isPlainObject(body) ? body : {});
 
-const permission = checkedFirst(
-  (value, ctx) => {
-    if (!(API_KEY_PERMISSIONS as readonly unknown[]).includes(value)) fail(ctx, 'Access must be "full_access" | "sending_access"', 'invalid_access');
-  },
-  z.enum(API_KEY_PERMISSIONS),
-).meta({ default: 'full_access', description: '`sending_access` keys may only call the send endpoints.' });
+const permission = checkedFirst((value, ctx) => {
+  if (!(API_KEY_PERMISSIONS as readonly unknown[]).includes(value)) fail(ctx, 'Access must be "full_access" | "sending_access"', 'invalid_access');
+}, z.enum(API_KEY_PERMISSIONS)).meta({ default: 'full_access', description: '`sending_access` keys may only call the send endpoints.' });
 
 // Checked with the permission, below: a domain on a full-access key is refused whatever its form.
-const domainId = z.unknown().optional().meta({ type: 'string', format: 'uuid', description: 'Only with `sending_access`: restricts the key to one domain.' });
+const domainId = z
+  .unknown()
+  .optional()
+  .meta({ type: 'string', format: 'uuid', description: 'Only with `sending_access`: restricts the key to one domain.' });
 
 export const createApiKeyBody = z
   .preprocess(asObject, z.object({ name: nameSchema(MAX_KEY_NAME), permission: optional(permission), domain_id: domainId }))
@@ -35,4 +35,6 @@ export const createApiKeyBody = z
   .meta({ example: { name: 'Production', permission: 'full_access' } });
 
 /** Its one field is checked by ApiKeysService.rename with the same name schema. */
-export const updateApiKeyBody = z.preprocess(asObject, z.object({ name: nameSchema(MAX_KEY_NAME) })).meta({ example: { name: 'Production (rotated)' } });
+export const updateApiKeyBody = z
+  .preprocess(asObject, z.object({ name: nameSchema(MAX_KEY_NAME) }))
+  .meta({ example: { name: 'Production (rotated)' } });

@@ -41,8 +41,7 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean):
 const REST_TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00$/;
 const MISSING = {
   code: 'missing_api_key',
-  message:
-    'Missing API key in the authorization header. Include the following header in the request: Authorization: Bearer YOUR_API_KEY',
+  message: 'Missing API key in the authorization header. Include the following header in the request: Authorization: Bearer YOUR_API_KEY',
 };
 const INVALID = { code: 'invalid_api_key', message: 'API key is invalid' };
 
@@ -96,9 +95,9 @@ describe('ApiKeysService (Postgres)', () => {
       await expect(keys.create(team.id, { name: 'k', domain_id: domainId })).rejects.toMatchObject({
         code: 'validation_error',
       });
-      await expect(
-        keys.create(team.id, { name: 'k', permission: 'sending_access', domain_id: 'example.com' }),
-      ).rejects.toMatchObject({ code: 'validation_error' });
+      await expect(keys.create(team.id, { name: 'k', permission: 'sending_access', domain_id: 'example.com' })).rejects.toMatchObject({
+        code: 'validation_error',
+      });
     });
 
     it('restricts a sending key only to a domain of its own team', async () => {

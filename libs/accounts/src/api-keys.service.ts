@@ -18,7 +18,6 @@ export interface CreateApiKeyInput {
   domain_id?: string | null;
 }
 
-
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 const MISSING_API_KEY =
   'Missing API key in the authorization header. Include the following header in the request: Authorization: Bearer YOUR_API_KEY';

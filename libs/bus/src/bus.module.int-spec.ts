@@ -64,9 +64,7 @@ describe('BusModule (real NATS)', () => {
     const region = config.HERALD_REGIONS[2];
     await jsm.streams.delete(sendStreamName(config.NATS_NAMESPACE, region));
     await jsm.streams.delete(eventsStreamName(config.NATS_NAMESPACE, region));
-    const boots = await Promise.all(
-      [1, 2, 3].map(() => Test.createTestingModule({ imports: [ConfigModule.forRoot(config), BusModule] }).compile()),
-    );
+    const boots = await Promise.all([1, 2, 3].map(() => Test.createTestingModule({ imports: [ConfigModule.forRoot(config), BusModule] }).compile()));
     await Promise.all(boots.map((m) => m.init()));
     await Promise.all(boots.map((m) => m.close()));
     expect(boots.map((m) => m.get(NatsService).isReady())).toEqual([false, false, false]);

@@ -110,7 +110,11 @@ class AckInbox {
   /** The subscription (or the connection) ended: no ack can arrive any more. */
   failAll(cause: Error | undefined): void {
     for (const entry of this.pending.values()) {
-      entry.reject(new JetStreamPublishError('closed', entry.subject, `publish to ${entry.subject}: the NATS connection closed before the ack`, undefined, { cause }));
+      entry.reject(
+        new JetStreamPublishError('closed', entry.subject, `publish to ${entry.subject}: the NATS connection closed before the ack`, undefined, {
+          cause,
+        }),
+      );
     }
     this.pending.clear();
     this.notifyIfIdle();

@@ -67,7 +67,9 @@ export async function ensureConsumer(jsm: JetStreamManager, options: JetStreamCo
       max_deliver: desired.max_deliver,
     });
   } catch (error) {
-    throw new Error(`consumer ${options.stream}/${options.durable} differs in ${changed.join(', ')} and could not be updated: ${(error as Error).message}`);
+    throw new Error(
+      `consumer ${options.stream}/${options.durable} differs in ${changed.join(', ')} and could not be updated: ${(error as Error).message}`,
+    );
   }
 }
 

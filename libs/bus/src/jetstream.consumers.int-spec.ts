@@ -77,9 +77,16 @@ describe('JetStreamConsumers (real NATS, a role application context)', () => {
   const consumerState = () => jsm.consumers.info(stream, DURABLE);
 
   /** A worker role: an application context whose consumers share its NatsService's connection. */
-  async function startWorker(overrides: Partial<JetStreamBinding> = {}, handlers: Type<JetStreamHandler>[] = [SendHandler]): Promise<INestApplicationContext> {
+  async function startWorker(
+    overrides: Partial<JetStreamBinding> = {},
+    handlers: Type<JetStreamHandler>[] = [SendHandler],
+  ): Promise<INestApplicationContext> {
     const app = await NestFactory.createApplicationContext(
-      { module: class WorkerModule {}, imports: [ConfigModule.forRoot(config), BusModule], providers: [...handlers, jetStreamConsumers([binding(overrides)])] },
+      {
+        module: class WorkerModule {},
+        imports: [ConfigModule.forRoot(config), BusModule],
+        providers: [...handlers, jetStreamConsumers([binding(overrides)])],
+      },
       { logger: false, abortOnError: false },
     );
     worker = app;
@@ -158,7 +165,10 @@ describe('JetStreamConsumers (real NATS, a role application context)', () => {
     };
     const terminations = watchTerminations();
     await startWorker({ ackWaitMs: 500 });
-    await publisherModule.get(NatsService).jetstream().publish(binding().filterSubject, JSON.stringify({ emailId: 42 }));
+    await publisherModule
+      .get(NatsService)
+      .jetstream()
+      .publish(binding().filterSubject, JSON.stringify({ emailId: 42 }));
     await waitFor(() => deliveries.length === 1, 'the delivery');
     await sleep(700);
     expect(deliveries).toHaveLength(1);

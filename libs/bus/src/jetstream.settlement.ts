@@ -4,10 +4,7 @@ import { HeraldError, HeraldErrorCode, isHeraldError } from '@herald/core';
  * What the JetStream transport does with a message once its handler is done. This file is the
  * one place where handler outcomes become ack, nak or term.
  */
-export type Settlement =
-  | { action: 'ack' }
-  | { action: 'nak'; delayMs: number; reason: string }
-  | { action: 'term'; reason: string };
+export type Settlement = { action: 'ack' } | { action: 'nak'; delayMs: number; reason: string } | { action: 'term'; reason: string };
 
 /** Delay of a redelivery after a failure: doubling per delivery, from initialMs up to maxMs. */
 export interface RetryPolicy {

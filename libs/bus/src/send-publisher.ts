@@ -18,8 +18,7 @@ export const sendCommandSchema = z.object({
 export type SendCommand = z.infer<typeof sendCommandSchema>;
 
 /** The Nats-Msg-Id of a dispatch: the email id, then `<id>.<generation>` for each later dispatch. */
-export const dispatchMsgId = (command: SendCommand): string =>
-  command.generation ? `${command.emailId}.${command.generation}` : command.emailId;
+export const dispatchMsgId = (command: SendCommand): string => (command.generation ? `${command.emailId}.${command.generation}` : command.emailId);
 
 /** The stream's acknowledgement; `duplicate` means the email id was already in the dedupe window. */
 export interface PublishResult {
@@ -27,9 +26,7 @@ export interface PublishResult {
   duplicate: boolean;
 }
 
-export type PublishManyResult =
-  | ({ command: SendCommand; ok: true } & PublishResult)
-  | { command: SendCommand; ok: false; error: Error };
+export type PublishManyResult = ({ command: SendCommand; ok: true } & PublishResult) | { command: SendCommand; ok: false; error: Error };
 
 /** Enough to keep the broker busy without queueing thousands of pending acks at once. */
 const PUBLISH_CONCURRENCY = 256;

@@ -9,7 +9,12 @@ describe('StreamsService.desiredStreams', () => {
 
   it('gives every region a send stream and an events stream, unplaced on a single server', () => {
     const desired = streams({});
-    expect(desired.map((s) => s.name)).toEqual(['HERALD_SEND_US_EAST_1', 'HERALD_EVENTS_US_EAST_1', 'HERALD_SEND_EU_WEST_1', 'HERALD_EVENTS_EU_WEST_1']);
+    expect(desired.map((s) => s.name)).toEqual([
+      'HERALD_SEND_US_EAST_1',
+      'HERALD_EVENTS_US_EAST_1',
+      'HERALD_SEND_EU_WEST_1',
+      'HERALD_EVENTS_EU_WEST_1',
+    ]);
     expect(desired.every((s) => s.placement === undefined)).toBe(true);
   });
 

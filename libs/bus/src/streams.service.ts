@@ -1,12 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import {
-  JetStreamApiError,
-  JetStreamManager,
-  RetentionPolicy,
-  StorageType,
-  StreamConfig,
-  StreamInfo,
-} from '@nats-io/jetstream';
+import { JetStreamApiError, JetStreamManager, RetentionPolicy, StorageType, StreamConfig, StreamInfo } from '@nats-io/jetstream';
 import { NatsService } from './nats.service';
 import { eventSubjects, eventsStreamName, sendStreamName, sendSubjects } from './subjects';
 import { BUS_CONFIG, BusConfig } from './bus.config';
@@ -19,10 +12,7 @@ const EVENTS_MAX_AGE_NS = 7 * 24 * 3600 * SECOND_NS;
 
 const STREAM_NOT_FOUND = 10059;
 
-type DesiredStream = Pick<
-  StreamConfig,
-  'name' | 'subjects' | 'retention' | 'storage' | 'num_replicas' | 'duplicate_window' | 'max_age'
-> &
+type DesiredStream = Pick<StreamConfig, 'name' | 'subjects' | 'retention' | 'storage' | 'num_replicas' | 'duplicate_window' | 'max_age'> &
   Partial<Pick<StreamConfig, 'placement'>>;
 
 const COMPARED: (keyof DesiredStream)[] = ['retention', 'storage', 'num_replicas', 'duplicate_window', 'max_age'];

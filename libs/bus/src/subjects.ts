@@ -29,9 +29,7 @@ export const eventSubject = (namespace: string, region: string, type: string): s
 export const eventSubjects = (namespace: string, region: string): string => `${namespace}.${region}.events.>`;
 
 /** `HERALD_SEND_US_EAST_1`: the work-queue stream of send commands. */
-export const sendStreamName = (namespace: string, region: string): string =>
-  `${streamToken(namespace)}_SEND_${streamToken(region)}`;
+export const sendStreamName = (namespace: string, region: string): string => `${streamToken(namespace)}_SEND_${streamToken(region)}`;
 
 /** `HERALD_EVENTS_US_EAST_1`: the stream of email events. */
-export const eventsStreamName = (namespace: string, region: string): string =>
-  `${streamToken(namespace)}_EVENTS_${streamToken(region)}`;
+export const eventsStreamName = (namespace: string, region: string): string => `${streamToken(namespace)}_EVENTS_${streamToken(region)}`;

@@ -11,20 +11,33 @@ const regionName = z.string().regex(/^[a-z]{2}-[a-z]+-\d$/, 'must look like us-e
 const list = (item: z.ZodString) =>
   z
     .string()
-    .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(item).min(1));
 const url = (protocols: string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL with protocol ${protocols.join(' or ')}`);
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL with protocol ${protocols.join(' or ')}`,
+  );
 /** Comma-separated IPs or CIDRs (`10.0.0.0/8`, `::1`, `fd00::/8`); empty for none. */
 const cidrList = z
   .string()
-  .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+  )
   .pipe(
     z.array(
       z.string().refine((v) => {
@@ -38,31 +51,45 @@ const cidrList = z
 /** Comma-separated whole seconds, e.g. `0,5,300`; at least one. */
 const secondsList = z
   .string()
-  .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
-  .pipe(z.array(z.string().regex(/^\d{1,7}$/, 'must be whole seconds')).min(1).max(50))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z
+      .array(z.string().regex(/^\d{1,7}$/, 'must be whole seconds'))
+      .min(1)
+      .max(50),
+  )
   .transform((items) => items.map(Number));
 
 /** `plan=value` pairs separated by commas, e.g. `free=10,scale-1m=100`. */
-const planNumbers = z
-  .string()
-  .transform((s, ctx) => {
-    const out: Record<string, number> = {};
-    for (const pair of s.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const [plan, value] = pair.split('=');
-      const n = Number(value);
-      if (!plan || !Number.isInteger(n) || n < 1) {
-        ctx.addIssue({ code: 'custom', message: `"${pair}" is not plan=positive-integer` });
-        return z.NEVER;
-      }
-      out[plan.trim()] = n;
+const planNumbers = z.string().transform((s, ctx) => {
+  const out: Record<string, number> = {};
+  for (const pair of s
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [plan, value] = pair.split('=');
+    const n = Number(value);
+    if (!plan || !Number.isInteger(n) || n < 1) {
+      ctx.addIssue({ code: 'custom', message: `"${pair}" is not plan=positive-integer` });
+      return z.NEVER;
     }
-    return out;
-  });
+    out[plan.trim()] = n;
+  }
+  return out;
+});
 
 /** `region=value` pairs separated by commas; a value may contain spaces. */
 const regionPairs = z.string().transform((s, ctx) => {
   const out: Record<string, string> = {};
-  for (const pair of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of s
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const at = pair.indexOf('=');
     const region = pair.slice(0, at).trim();
     const value = pair.slice(at + 1).trim();
@@ -78,7 +105,10 @@ const regionPairs = z.string().transform((s, ctx) => {
 /** `port:mode` pairs, e.g. `465:tls,587:starttls`: the SMTP relay's listeners (port 0 picks a free one). */
 const smtpPorts = z.string().transform((s, ctx) => {
   const out: { port: number; mode: 'tls' | 'starttls' }[] = [];
-  for (const pair of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of s
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [port = '', mode = '', extra] = pair.split(':').map((p) => p.trim());
     const n = Number(port);
     if (!/^\d{1,5}$/.test(port) || n > 65535 || (mode !== 'tls' && mode !== 'starttls') || extra !== undefined) {
@@ -106,14 +136,20 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
     DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/herald'),
-    DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be a lowercase SQL identifier').default('public'),
+    DATABASE_SCHEMA: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lowercase SQL identifier')
+      .default('public'),
     DATABASE_POOL_SIZE: int(1, 500).default(20),
     REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().max(64).default('herald:'),
     /** A Redis command not answered within this long counts Redis as unreachable (fail fast, no hang). */
     REDIS_COMMAND_TIMEOUT_MS: int(10, 10_000).default(250),
     NATS_URL: list(url(['nats:', 'tls:'])).default(['nats://127.0.0.1:4222']),
-    NATS_NAMESPACE: z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be lowercase letters, digits or _').default('herald'),
+    NATS_NAMESPACE: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/, 'must be lowercase letters, digits or _')
+      .default('herald'),
     NATS_REPLICAS: int(1, 5).default(1),
     NATS_PLACE_BY_REGION: bool.default(false),
 
@@ -145,7 +181,10 @@ export const configSchema = z
     RECONCILE_BATCH_SIZE: int(1, 10_000).default(500),
 
     /** Base of the hostnames Herald publishes in customers' DNS (bounce MX, SPF include, tracking). */
-    MAIL_DOMAIN: z.string().regex(/^([a-z0-9-]+\.)+[a-z]{2,}$/, 'must be a lowercase domain name').default('herald.localhost'),
+    MAIL_DOMAIN: z
+      .string()
+      .regex(/^([a-z0-9-]+\.)+[a-z]{2,}$/, 'must be a lowercase domain name')
+      .default('herald.localhost'),
     /** `region=host` pairs: the bounce MX of each region; default `bounce.<region>.<MAIL_DOMAIN>`. */
     REGION_BOUNCE_HOSTS: regionPairs.default({}),
     /** `region=mechanisms` pairs for the SPF record, e.g. `us-east-1=ip4:203.0.113.0/24`; default `include:_spf.<region>.<MAIL_DOMAIN>`. */
@@ -158,7 +197,12 @@ export const configSchema = z
     /** DNS servers for domain verification and MX lookups (`ip` or `ip:port`); default: the system's. */
     DNS_SERVERS: z
       .string()
-      .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+      .transform((s) =>
+        s
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string().regex(/^[0-9a-fA-F:.[\]]+$/, 'must be ip or ip:port')))
       .default([]),
     DNS_TIMEOUT_MS: int(100, 60_000).default(5000),
@@ -233,7 +277,12 @@ export const configSchema = z
     /** Recipient domains whose `delivered@`, `bounced@`, `complained@`, `suppressed@` addresses are simulated. */
     TEST_ADDRESS_DOMAINS: z
       .string()
-      .transform((s) => s.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean))
+      .transform((s) =>
+        s
+          .split(',')
+          .map((p) => p.trim().toLowerCase())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string().regex(/^([a-z0-9-]+\.)+[a-z0-9-]+$/, 'must be a domain name')))
       .default(['herald.test', 'resend.dev']),
     /** The bounce MX (DSNs and complaint reports for Return-Path addresses), served by the smtp role. */

@@ -51,12 +51,7 @@ export function isValidAddrSpec(address: string): boolean {
   if (at <= 0) return false;
   const local = address.slice(0, at);
   const domain = asciiDomain(address.slice(at + 1));
-  return (
-    domain !== null &&
-    local.length <= MAX_LOCAL &&
-    LOCAL_PART.test(local) &&
-    local.length + 1 + domain.length <= MAX_ADDRESS
-  );
+  return domain !== null && local.length <= MAX_LOCAL && LOCAL_PART.test(local) && local.length + 1 + domain.length <= MAX_ADDRESS;
 }
 
 /** The lowercased ASCII (punycode) domain of a valid bare address. */

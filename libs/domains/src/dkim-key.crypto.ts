@@ -53,8 +53,7 @@ export async function generateDkimKey(algorithm: DkimAlgorithm): Promise<Generat
 export const dkimKeyType = (algorithm: DkimAlgorithm): 'rsa' | 'ed25519' => (algorithm === 'ed25519-sha256' ? 'ed25519' : 'rsa');
 
 /** The DKIM TXT record's value: `v=DKIM1; k=rsa; p=MIIBIjAN...`. */
-export const dkimRecordValue = (algorithm: DkimAlgorithm, publicKey: string): string =>
-  `v=DKIM1; k=${dkimKeyType(algorithm)}; p=${publicKey}`;
+export const dkimRecordValue = (algorithm: DkimAlgorithm, publicKey: string): string => `v=DKIM1; k=${dkimKeyType(algorithm)}; p=${publicKey}`;
 
 /** The DER SubjectPublicKeyInfo of a `p=` value, for whoever checks a signature against DNS. */
 export function publicKeySpki(algorithm: DkimAlgorithm, publicKey: string): Buffer {

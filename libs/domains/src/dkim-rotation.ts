@@ -58,8 +58,6 @@ export function planActivation(keys: readonly DkimKey[]): KeyStateChange[] {
 export function planRetirement(keys: readonly DkimKey[], olderThan: Date): KeyStateChange[] {
   return keys
     .filter((k) => k.state === 'retiring')
-    .filter((k) =>
-      keys.some((s) => s.algorithm === k.algorithm && s.state === 'active' && s.activatedAt !== null && s.activatedAt <= olderThan),
-    )
+    .filter((k) => keys.some((s) => s.algorithm === k.algorithm && s.state === 'active' && s.activatedAt !== null && s.activatedAt <= olderThan))
     .map((k) => ({ keyId: k.id, state: 'retired' }));
 }

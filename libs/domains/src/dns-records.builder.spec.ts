@@ -73,13 +73,7 @@ describe('buildDnsRecords', () => {
   });
 
   it('publishes every key but retired ones, RSA first; only active keys are required', () => {
-    const keys = [
-      key('ed', 'active', 'ed25519-sha256'),
-      key('old', 'retiring'),
-      key('gone', 'retired'),
-      key('cur', 'active'),
-      key('new', 'pending'),
-    ];
+    const keys = [key('ed', 'active', 'ed25519-sha256'), key('old', 'retiring'), key('gone', 'retired'), key('cur', 'active'), key('new', 'pending')];
     const dkim = buildDnsRecords(config, domain, keys).filter((r) => r.record === 'DKIM');
     expect(dkim.map((r) => [r.dkimKeyId, r.required])).toEqual([
       ['old', false],

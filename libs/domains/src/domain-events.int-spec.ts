@@ -31,9 +31,7 @@ describe('domain events (Postgres, NATS)', () => {
   const owner = () => ({ teamId, homeRegion: 'us-east-1' });
   const name = () => `events${++count}-${randomUUID().slice(0, 8)}.example`;
   const outboxRows = async (domainId: string): Promise<OutboxRow[]> =>
-    db.query(`SELECT id, type, region, team_id, data, published_at FROM resource_events WHERE data->>'id' = $1 ORDER BY created_at, id`, [
-      domainId,
-    ]);
+    db.query(`SELECT id, type, region, team_id, data, published_at FROM resource_events WHERE data->>'id' = $1 ORDER BY created_at, id`, [domainId]);
   const refuseToRecord = () => jest.spyOn(outbox, 'record').mockRejectedValueOnce(new Error('outbox unavailable'));
 
   beforeAll(async () => {

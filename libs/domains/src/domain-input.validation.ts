@@ -91,10 +91,7 @@ const capabilities = optional(
   })
   .meta({ description: 'Herald domains send; receiving is not supported.', example: { sending: 'enabled', receiving: 'disabled' } });
 
-const DKIM_MESSAGE = mustBe(
-  'dkim_algorithms',
-  '`["rsa-sha256"]` or `["rsa-sha256", "ed25519-sha256"]` (Ed25519 signs beside RSA, never alone)',
-);
+const DKIM_MESSAGE = mustBe('dkim_algorithms', '`["rsa-sha256"]` or `["rsa-sha256", "ed25519-sha256"]` (Ed25519 signs beside RSA, never alone)');
 const dkimAlgorithms = optional(
   z
     .array(z.enum(['rsa-sha256', 'ed25519-sha256'], { error: DKIM_MESSAGE }), { error: DKIM_MESSAGE })
@@ -177,8 +174,7 @@ export function createDomainBody(regions: readonly string[]) {
 }
 
 /** A CNAME cannot share its name with the return path's MX and TXT records. */
-const sameNameMessage = (name: string) =>
-  `The \`tracking_subdomain\` and \`custom_return_path\` must differ: both are \`${name}\`.`;
+const sameNameMessage = (name: string) => `The \`tracking_subdomain\` and \`custom_return_path\` must differ: both are \`${name}\`.`;
 
 export function validateCreateDomain(body: unknown, regions: readonly string[]): CreateDomainInput {
   return parseOrThrow(createDomainBody(regions), body);

@@ -12,7 +12,13 @@ import type { Domain, DomainRecord, DomainStatus, RecordPurpose, RecordStatus } 
  */
 
 const DOMAIN_STATUSES = [
-  'not_started', 'pending', 'verified', 'partially_verified', 'partially_failed', 'failed', 'temporary_failure',
+  'not_started',
+  'pending',
+  'verified',
+  'partially_verified',
+  'partially_failed',
+  'failed',
+  'temporary_failure',
 ] as const satisfies readonly DomainStatus[];
 const RECORD_STATUSES = ['not_started', 'pending', 'verified', 'failed', 'temporary_failure'] as const satisfies readonly RecordStatus[];
 const RECORD_PURPOSES = ['DKIM', 'SPF', 'DMARC', 'Tracking'] as const satisfies readonly RecordPurpose[];

@@ -1,12 +1,5 @@
 /** Resend's domain statuses. */
-export type DomainStatus =
-  | 'not_started'
-  | 'pending'
-  | 'verified'
-  | 'partially_verified'
-  | 'partially_failed'
-  | 'failed'
-  | 'temporary_failure';
+export type DomainStatus = 'not_started' | 'pending' | 'verified' | 'partially_verified' | 'partially_failed' | 'failed' | 'temporary_failure';
 
 /** Resend's per-record statuses. */
 export type RecordStatus = 'not_started' | 'pending' | 'verified' | 'failed' | 'temporary_failure';

@@ -107,19 +107,13 @@ export class DomainsRepository {
   }
 
   async get(teamId: string, id: string, tx?: Transaction): Promise<Domain | null> {
-    const rows: DomainRow[] = await managerOf(this.db, tx).query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND id = $2`, [
-      teamId,
-      id,
-    ]);
+    const rows: DomainRow[] = await managerOf(this.db, tx).query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND id = $2`, [teamId, id]);
     return rows.length ? toDomain(rows[0]) : null;
   }
 
   /** The team's domain with this name (case-insensitive), e.g. the `from` domain of an email. */
   async findByName(teamId: string, name: string): Promise<Domain | null> {
-    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND lower(name) = lower($2)`, [
-      teamId,
-      name,
-    ]);
+    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND lower(name) = lower($2)`, [teamId, name]);
     return rows.length ? toDomain(rows[0]) : null;
   }
 
@@ -135,9 +129,7 @@ export class DomainsRepository {
   }
 
   async list(teamId: string): Promise<Domain[]> {
-    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 ORDER BY created_at DESC, id DESC`, [
-      teamId,
-    ]);
+    const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 ORDER BY created_at DESC, id DESC`, [teamId]);
     return rows.map(toDomain);
   }
 

@@ -83,9 +83,7 @@ describe('DomainsService (Postgres, NATS)', () => {
         ['ed25519-sha256', 'active'],
       ]),
     );
-    const [raw] = await db.query(`SELECT string_agg(encode(private_key, 'escape'), '') AS stored FROM dkim_keys WHERE domain_id = $1`, [
-      created.id,
-    ]);
+    const [raw] = await db.query(`SELECT string_agg(encode(private_key, 'escape'), '') AS stored FROM dkim_keys WHERE domain_id = $1`, [created.id]);
     expect(raw.stored).not.toContain('PRIVATE KEY');
 
     const signing = await service.signingKeys(created.id);

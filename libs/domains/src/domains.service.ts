@@ -79,9 +79,7 @@ export class DomainsService {
 
   async list(teamId: string, query: unknown): Promise<DomainList> {
     const page = validateDomainListQuery(query);
-    const { items, hasMore } = page
-      ? await this.domains.listPage(teamId, page)
-      : { items: await this.domains.list(teamId), hasMore: false };
+    const { items, hasMore } = page ? await this.domains.listPage(teamId, page) : { items: await this.domains.list(teamId), hasMore: false };
     return presentDomainList({ items, hasMore });
   }
 

@@ -7,8 +7,18 @@ import { tagSchema } from './validation/tags.validator';
 /* Resend's wire shapes for emails: each presenter answers the zod schema beside it, from which /openapi.json is generated. */
 
 const LAST_EVENTS = [
-  'queued', 'scheduled', 'canceled', 'sent', 'delivered', 'delivery_delayed',
-  'bounced', 'complained', 'opened', 'clicked', 'failed', 'suppressed',
+  'queued',
+  'scheduled',
+  'canceled',
+  'sent',
+  'delivered',
+  'delivery_delayed',
+  'bounced',
+  'complained',
+  'opened',
+  'clicked',
+  'failed',
+  'suppressed',
 ] as const satisfies readonly EmailEvent[];
 // presentEmailSummary assigns an EmailEvent to `last_event`: a new event fails to compile until it is listed here.
 

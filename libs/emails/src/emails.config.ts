@@ -5,7 +5,9 @@ import type { SendLimits } from './validation';
 export const EMAILS_CONFIG = configSlice('emails', ['MAX_RECIPIENTS', 'MAX_EMAIL_BYTES', 'MAX_BATCH_SIZE', 'MAX_SCHEDULE_DAYS', 'HERALD_FAILPOINT']);
 export type EmailsConfig = SliceOf<typeof EMAILS_CONFIG>;
 
-export const sendLimitsOf = (config: Pick<EmailsConfig, 'MAX_RECIPIENTS' | 'MAX_EMAIL_BYTES' | 'MAX_BATCH_SIZE' | 'MAX_SCHEDULE_DAYS'>): SendLimits => ({
+export const sendLimitsOf = (
+  config: Pick<EmailsConfig, 'MAX_RECIPIENTS' | 'MAX_EMAIL_BYTES' | 'MAX_BATCH_SIZE' | 'MAX_SCHEDULE_DAYS'>,
+): SendLimits => ({
   maxRecipients: config.MAX_RECIPIENTS,
   maxEmailBytes: config.MAX_EMAIL_BYTES,
   maxBatchSize: config.MAX_BATCH_SIZE,

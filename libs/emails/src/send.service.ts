@@ -9,14 +9,7 @@ import { EMAILS_CONFIG, EmailsConfig, sendLimitsOf } from './emails.config';
 import { EmailWriter } from './email-writer';
 import type { BatchResponse, SendResponse } from './email.presenter';
 import type { AcceptedEmail, EmailSource, Sender } from './email.types';
-import {
-  NormalizedEmail,
-  SendLimits,
-  Validated,
-  requestHash,
-  validateBatchRequest,
-  validateSendRequest,
-} from './validation';
+import { NormalizedEmail, SendLimits, Validated, requestHash, validateBatchRequest, validateSendRequest } from './validation';
 
 /** The operation, as idempotency keys are scoped and metrics labelled; `SMTP` is the relay's DATA. */
 export type Endpoint = 'POST /emails' | 'POST /emails/batch' | 'SMTP';
@@ -67,10 +60,7 @@ export class SendService {
     metrics: MetricsService,
   ) {
     this.limits = sendLimitsOf(config);
-    this.accepted = metrics.counter('herald_emails_accepted_total', 'Emails accepted and committed, by endpoint and source', [
-      'endpoint',
-      'source',
-    ]);
+    this.accepted = metrics.counter('herald_emails_accepted_total', 'Emails accepted and committed, by endpoint and source', ['endpoint', 'source']);
   }
 
   send(sender: Sender, body: unknown, idempotencyKey: string | null, source: EmailSource = 'api'): Promise<SendResponse> {
@@ -224,7 +214,6 @@ export class SendService {
       return { replay: await this.idempotency.replayCommitted(lease), events: [] };
     }
   }
-
 }
 
 function orThrow<T>(result: Validated<T>, where = ''): T {

@@ -3,11 +3,26 @@ import { HeraldErrorCode } from '@herald/core';
 
 /** Every `name` an error body can carry: the codes httpErrorFor does not rename, in Resend's order. */
 export const HTTP_ERROR_NAMES = [
-  'missing_api_key', 'restricted_api_key', 'invalid_api_key', 'validation_error', 'missing_required_field',
-  'invalid_parameter', 'invalid_attachment', 'invalid_from_address', 'invalid_access', 'invalid_region',
-  'invalid_idempotency_key', 'invalid_idempotent_request', 'concurrent_idempotent_requests', 'not_found',
-  'method_not_allowed', 'daily_quota_exceeded', 'monthly_quota_exceeded', 'rate_limit_exceeded',
-  'service_unavailable', 'application_error',
+  'missing_api_key',
+  'restricted_api_key',
+  'invalid_api_key',
+  'validation_error',
+  'missing_required_field',
+  'invalid_parameter',
+  'invalid_attachment',
+  'invalid_from_address',
+  'invalid_access',
+  'invalid_region',
+  'invalid_idempotency_key',
+  'invalid_idempotent_request',
+  'concurrent_idempotent_requests',
+  'not_found',
+  'method_not_allowed',
+  'daily_quota_exceeded',
+  'monthly_quota_exceeded',
+  'rate_limit_exceeded',
+  'service_unavailable',
+  'application_error',
 ] as const satisfies readonly HeraldErrorCode[];
 
 export type HttpErrorName = (typeof HTTP_ERROR_NAMES)[number];

@@ -58,7 +58,7 @@ export class HeraldExceptionFilter implements ExceptionFilter {
       if (status < 500) return new HeraldError('validation_error', exception.message);
     }
     if (exception instanceof SyntaxError) return new HeraldError('validation_error', 'The request body is not valid JSON.');
-    this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return new HeraldError('application_error', INTERNAL_MESSAGE);
   }
 }

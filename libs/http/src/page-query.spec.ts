@@ -23,7 +23,10 @@ describe('parsePage, the one page parser of every list', () => {
   it('reports the first problem in Resend’s words: limit, then cursors, then both cursors together', () => {
     expect(failure({ limit: '0', after: 'x' })).toEqual({ code: 'validation_error', message: LIMIT });
     expect(failure({ after: 'x' })).toEqual({ code: 'invalid_parameter', message: 'The `after` parameter must be a valid UUID.' });
-    expect(failure({ after: ID, before: ID })).toEqual({ code: 'validation_error', message: 'The `after` and `before` parameters cannot be used together.' });
+    expect(failure({ after: ID, before: ID })).toEqual({
+      code: 'validation_error',
+      message: 'The `after` and `before` parameters cannot be used together.',
+    });
   });
 
   it('answers null for the whole list only where the limit is optional', () => {
@@ -40,6 +43,9 @@ describe('parsePage, the one page parser of every list', () => {
     const cursor = { valid: (v: string) => /^\d+$/.test(v), described: 'an attempt id', normalize: (v: string) => v };
     expect(parsePage({ after: '42' }, { cursor, forwardOnly: true })).toEqual({ limit: 20, after: '42', before: null });
     expect(failure({ before: '42' }, { cursor, forwardOnly: true }).message).toBe('The `before` parameter is not supported here; page with `after`.');
-    expect(failure({ after: 'x' }, { cursor, forwardOnly: true })).toEqual({ code: 'invalid_parameter', message: 'The `after` parameter must be an attempt id.' });
+    expect(failure({ after: 'x' }, { cursor, forwardOnly: true })).toEqual({
+      code: 'invalid_parameter',
+      message: 'The `after` parameter must be an attempt id.',
+    });
   });
 });

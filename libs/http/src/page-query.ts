@@ -52,16 +52,22 @@ const limitSchema = (blankIsDefault: boolean) => {
 };
 
 const cursorSchema = (name: 'after' | 'before', kind: CursorKind) =>
-  z.unknown().optional().transform((value, ctx) => {
-    if (value === undefined || value === null || value === '') return null;
-    if (typeof value === 'string' && kind.valid(value)) return kind.normalize(value);
-    return fail(ctx, `The \`${name}\` parameter must be ${kind.described}.`, 'invalid_parameter');
-  });
+  z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === null || value === '') return null;
+      if (typeof value === 'string' && kind.valid(value)) return kind.normalize(value);
+      return fail(ctx, `The \`${name}\` parameter must be ${kind.described}.`, 'invalid_parameter');
+    });
 
-const refusedBefore = z.unknown().optional().transform((value, ctx): null => {
-  if (value === undefined || value === '') return null;
-  return fail(ctx, 'The `before` parameter is not supported here; page with `after`.');
-});
+const refusedBefore = z
+  .unknown()
+  .optional()
+  .transform((value, ctx): null => {
+    if (value === undefined || value === '') return null;
+    return fail(ctx, 'The `before` parameter is not supported here; page with `after`.');
+  });
 
 /** The zod schema of a page query; `parsePage` is the usual way in. */
 export function pageQuerySchema(options: PageOptions = {}) {

@@ -37,10 +37,7 @@ export const httpServerOptions = {
 function routerError(error: FastifyError): HeraldError {
   switch (error.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new HeraldError(
-        'uri_too_long',
-        `A path parameter (an id or an email address) must be at most ${MAX_PATH_PARAM_LENGTH} characters.`,
-      );
+      return new HeraldError('uri_too_long', `A path parameter (an id or an email address) must be at most ${MAX_PATH_PARAM_LENGTH} characters.`);
     case 'FST_ERR_BAD_URL':
       return new HeraldError('malformed_request', 'The URL path is not valid percent-encoding.');
     default:

@@ -33,17 +33,14 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
 
 /** `['attachments', 0, 'content']` → `attachments[0].content`, the way clients spell the field. */
 export function fieldName(path: readonly PropertyKey[]): string {
-  return path
-    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
-    .join('');
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
 }
 
 export const mustBe = (field: string, what: string): string => `The \`${field}\` field must be ${what}.`;
 
 /** Resend's wording for any address that does not parse, with the field name adapted. */
 export const invalidAddress = (field: string): string =>
-  `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` or ` +
-  '`Name <email@example.com>` format.';
+  `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` or ` + '`Name <email@example.com>` format.';
 
 /** A zod error option that names the field by its path, for type mismatches and absences. */
 export const typeError =
@@ -83,14 +80,11 @@ export const optional = <S extends z.ZodType>(schema: S) =>
 
 /** A list of 1–`max` items, its length checked before its items, with Resend's wording. */
 export const listOf = <S extends z.ZodType>(field: string, item: S, max: number) =>
-  checkedFirst(
-    (value, ctx) => {
-      if (!Array.isArray(value)) fail(ctx, mustBe(field, 'an array'));
-      else if (value.length === 0) fail(ctx, `The \`${field}\` field must contain at least 1 item.`);
-      else if (value.length > max) fail(ctx, `The \`${field}\` field must contain at most ${max} items.`);
-    },
-    z.array(item).min(1).max(max),
-  );
+  checkedFirst((value, ctx) => {
+    if (!Array.isArray(value)) fail(ctx, mustBe(field, 'an array'));
+    else if (value.length === 0) fail(ctx, `The \`${field}\` field must contain at least 1 item.`);
+    else if (value.length > max) fail(ctx, `The \`${field}\` field must contain at most ${max} items.`);
+  }, z.array(item).min(1).max(max));
 
 /** A request body: a JSON object (Resend's message when it is not), then `schema`. */
 export const jsonBody = <S extends z.ZodType>(schema: S) =>

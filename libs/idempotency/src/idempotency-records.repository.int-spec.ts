@@ -39,8 +39,7 @@ describe('IdempotencyRecords', () => {
   /** A stand-in for the emails the send path writes in the same transaction. */
   const sideEffect = (manager: { query: DataSource['query'] }, name: string) =>
     manager.query(`INSERT INTO teams (id, name, home_region, plan) VALUES (gen_random_uuid(), $1, 'us-east-1', 'free')`, [name]);
-  const sideEffects = async (name: string) =>
-    (await db.query(`SELECT count(*)::int AS n FROM teams WHERE name = $1`, [name]))[0].n as number;
+  const sideEffects = async (name: string) => (await db.query(`SELECT count(*)::int AS n FROM teams WHERE name = $1`, [name]))[0].n as number;
 
   it('stores a record inside the caller’s transaction and finds it', async () => {
     await db.transaction((m) => records.insert(m, record('k1', 'h1', { data: [{ id: 'a' }, { id: 'b' }] })));

@@ -146,11 +146,7 @@ export class IdempotencyService {
 
   private async swap(lease: Lease, value: string, ttlMs: number): Promise<boolean> {
     try {
-      const replaced = await swapScript.run(this.redis, [this.redisKey(lease.scope)], [
-        this.marker(lease),
-        value,
-        Math.max(1, Math.ceil(ttlMs)),
-      ]);
+      const replaced = await swapScript.run(this.redis, [this.redisKey(lease.scope)], [this.marker(lease), value, Math.max(1, Math.ceil(ttlMs))]);
       return replaced === 1;
     } catch (error) {
       this.logger.warn(`could not record idempotent response in Redis: ${(error as Error).message}`);

@@ -164,9 +164,7 @@ describe('QuotaService (Redis)', () => {
     const team = randomUUID();
     const services = [east.get(QuotaService), west.get(QuotaService)];
     const now = at('2031-10-10T10:00:00Z');
-    const results = await Promise.allSettled(
-      Array.from({ length: 80 }, (_, i) => services[i % 2].reserve(team, 'free', 3, now)),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 80 }, (_, i) => services[i % 2].reserve(team, 'free', 3, now)));
 
     const granted = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');

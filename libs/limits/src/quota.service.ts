@@ -40,8 +40,7 @@ export interface QuotaState extends QuotaUsage, Reservation {}
 const KEY_MARGIN_SECONDS = 3600;
 
 const UNCHECKED =
-  'Email quotas cannot be checked right now, and nothing was sent. ' +
-  'Please retry after the number of seconds in the Retry-After header.';
+  'Email quotas cannot be checked right now, and nothing was sent. ' + 'Please retry after the number of seconds in the Retry-After header.';
 
 /**
  * KEYS[1] day counter, KEYS[2] month counter; ARGV[1] count, ARGV[2] daily limit (-1: none),
@@ -200,10 +199,7 @@ export class QuotaService {
    * script touching both requires.
    */
   private keys(teamId: string, day: UtcPeriod, month: UtcPeriod): [string, string] {
-    return [
-      this.redis.key('quota', `{${teamId}}`, 'day', day.label),
-      this.redis.key('quota', `{${teamId}}`, 'month', month.label),
-    ];
+    return [this.redis.key('quota', `{${teamId}}`, 'day', day.label), this.redis.key('quota', `{${teamId}}`, 'month', month.label)];
   }
 
   private describe(plan: Plan, day: UtcPeriod, month: UtcPeriod, dailyUsed: number, monthlyUsed: number): QuotaUsage {

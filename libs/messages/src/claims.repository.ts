@@ -75,10 +75,9 @@ export class ClaimsRepository {
           WHERE email_id = ANY($1::uuid[]) ORDER BY email_id, position`,
         [claimedIds],
       );
-      const mimes: { email_id: string; mime: Buffer }[] = await m.query(
-        `SELECT email_id, mime FROM email_mime WHERE email_id = ANY($1::uuid[])`,
-        [claimedIds],
-      );
+      const mimes: { email_id: string; mime: Buffer }[] = await m.query(`SELECT email_id, mime FROM email_mime WHERE email_id = ANY($1::uuid[])`, [
+        claimedIds,
+      ]);
       const claimed = new Map(emails.map((row) => [row.id, toClaimedEmail(row, token)]));
       for (const { email_id, mime } of mimes) {
         const email = claimed.get(email_id);
@@ -152,7 +151,14 @@ export class ClaimsRepository {
       const kept = outcomes.filter((o) => stillOurs.has(o.emailId));
       if (!kept.length) return outcomes.map(() => []);
       await this.settleEmails(m, kept);
-      const fresh = new Set((await this.events.insert(m, kept.flatMap((o) => o.events))).map((e) => e.id));
+      const fresh = new Set(
+        (
+          await this.events.insert(
+            m,
+            kept.flatMap((o) => o.events),
+          )
+        ).map((e) => e.id),
+      );
       return outcomes.map((o) => o.events.filter((e) => fresh.has(e.id)));
     });
   }
@@ -205,7 +211,11 @@ export class ClaimsRepository {
              FROM email_recipients r WHERE r.email_id = u.id AND r.status IN ('queued', 'deferred', 'sending')
          ) p ON true
         WHERE e.id = u.id`,
-      [ids, ids.map((id) => (latest.get(id) ? lastEventOf(latest.get(id)!.type) : null)), ids.map((id) => latest.get(id)?.createdAt.toISOString() ?? null)],
+      [
+        ids,
+        ids.map((id) => (latest.get(id) ? lastEventOf(latest.get(id)!.type) : null)),
+        ids.map((id) => latest.get(id)?.createdAt.toISOString() ?? null),
+      ],
     );
   }
 

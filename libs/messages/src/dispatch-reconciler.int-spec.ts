@@ -66,10 +66,12 @@ describe('DispatchReconciler', () => {
   });
 
   const leaseOf = async (id: string) =>
-    ((await db.query(`SELECT dispatch_count, extract(epoch FROM dispatch_at - now()) AS due_in FROM emails WHERE id = $1`, [id])) as {
-      dispatch_count: number;
-      due_in: string | null;
-    }[])[0];
+    (
+      (await db.query(`SELECT dispatch_count, extract(epoch FROM dispatch_at - now()) AS due_in FROM emails WHERE id = $1`, [id])) as {
+        dispatch_count: number;
+        due_in: string | null;
+      }[]
+    )[0];
   const occurrences = async (id: string) => (await probe.sendCommands('us-east-1')).filter((c) => c === id).length;
 
   it('publishes an email whose worker lease ran out as its next generation, and keeps a lease one claim period ahead', async () => {

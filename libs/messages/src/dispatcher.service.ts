@@ -25,17 +25,21 @@ export class Dispatcher implements OnModuleDestroy {
   private readonly published;
   private onRelayed: () => void = () => undefined;
 
-  constructor(@Inject(MESSAGES_CONFIG.token) config: MessagesConfig, publisher: SendPublisher, dispatches: DispatchRepository, metrics: MetricsService) {
-    this.published = metrics.counter(
-      'herald_send_commands_published_total',
-      'Send commands published to JetStream by the send path, by outcome',
-      ['outcome'],
-    );
+  constructor(
+    @Inject(MESSAGES_CONFIG.token) config: MessagesConfig,
+    publisher: SendPublisher,
+    dispatches: DispatchRepository,
+    metrics: MetricsService,
+  ) {
+    this.published = metrics.counter('herald_send_commands_published_total', 'Send commands published to JetStream by the send path, by outcome', [
+      'outcome',
+    ]);
     const region = config.HERALD_REGION;
     this.outbox = new Outbox<DispatchEntry>(
       'dispatches',
       {
-        publish: ({ emailId, teamId, region, generation }) => publisher.publish({ emailId, teamId, region, ...(generation !== undefined && { generation }) }),
+        publish: ({ emailId, teamId, region, generation }) =>
+          publisher.publish({ emailId, teamId, region, ...(generation !== undefined && { generation }) }),
         describe: (e) => ({ id: e.emailId, type: 'send command of email' }),
         rowOf: (e) => e.dispatchId ?? e.emailId,
         confirm: (ids) => dispatches.confirm(ids),

@@ -26,7 +26,12 @@ export const toHeraldEvent = (e: EmailEventRecord): HeraldEvent => ({
 export class EmailEventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly outbox: Outbox<EmailEventRecord>;
 
-  constructor(@Inject(MESSAGES_CONFIG.token) config: MessagesConfig, repository: EmailEventsRepository, publisher: EventPublisher, metrics: MetricsService) {
+  constructor(
+    @Inject(MESSAGES_CONFIG.token) config: MessagesConfig,
+    repository: EmailEventsRepository,
+    publisher: EventPublisher,
+    metrics: MetricsService,
+  ) {
     const published = metrics.counter('herald_email_events_published_total', 'Email events put on the events stream, by type and path', [
       'type',
       'path',

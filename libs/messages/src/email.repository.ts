@@ -98,4 +98,3 @@ export class EmailRepository {
     return rows.length > 0;
   }
 }
-

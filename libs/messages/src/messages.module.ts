@@ -16,7 +16,16 @@ import { MESSAGES_CONFIG } from './messages.config';
  * ObservabilityModule.
  */
 @Module({
-  providers: [MESSAGES_CONFIG.provider, EmailRepository, ClaimsRepository, EmailEventsRepository, DispatchRepository, EmailStore, EmailEventOutbox, Dispatcher],
+  providers: [
+    MESSAGES_CONFIG.provider,
+    EmailRepository,
+    ClaimsRepository,
+    EmailEventsRepository,
+    DispatchRepository,
+    EmailStore,
+    EmailEventOutbox,
+    Dispatcher,
+  ],
   exports: [EmailStore, EmailEventOutbox, Dispatcher],
 })
 export class MessagesModule {}

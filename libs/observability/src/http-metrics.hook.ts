@@ -11,11 +11,7 @@ const UNMATCHED_ROUTE = 'unmatched';
  * `app.init()`): Fastify refuses new hooks once it is ready.
  */
 export function installHttpMetrics(fastify: Pick<FastifyInstance, 'addHook'>, metrics: MetricsService): void {
-  const duration = metrics.histogram(HTTP_DURATION_METRIC, 'Time to answer an HTTP request, by route pattern.', [
-    'method',
-    'route',
-    'status',
-  ]);
+  const duration = metrics.histogram(HTTP_DURATION_METRIC, 'Time to answer an HTTP request, by route pattern.', ['method', 'route', 'status']);
   fastify.addHook('onResponse', async (request, reply) => {
     // The route pattern (`/emails/:id`), never the URL, keeps the series count bounded.
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;

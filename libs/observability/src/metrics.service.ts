@@ -21,14 +21,12 @@ export class MetricsService {
   }
 
   /** `buckets` default to prom-client's (5 ms to 10 s), which suit request latencies. */
-  histogram<L extends string = never>(
-    name: string,
-    help: string,
-    labelNames: readonly L[] = [],
-    buckets?: number[],
-  ): Histogram<L> {
-    return this.getOrCreate(Histogram, name, labelNames, () =>
-      new Histogram({ name, help, labelNames, registers: [this.registry], ...(buckets ? { buckets } : {}) }),
+  histogram<L extends string = never>(name: string, help: string, labelNames: readonly L[] = [], buckets?: number[]): Histogram<L> {
+    return this.getOrCreate(
+      Histogram,
+      name,
+      labelNames,
+      () => new Histogram({ name, help, labelNames, registers: [this.registry], ...(buckets ? { buckets } : {}) }),
     );
   }
 

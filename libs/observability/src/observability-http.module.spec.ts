@@ -2,15 +2,7 @@ import { Controller, Get, Module, OnModuleInit, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigModule, loadConfig } from '@herald/config';
-import {
-  HealthRegistry,
-  installHttpMetrics,
-  Logger,
-  MetricsService,
-  ObservabilityHttpModule,
-  ObservabilityModule,
-  requestIdOptions,
-} from './index';
+import { HealthRegistry, installHttpMetrics, Logger, MetricsService, ObservabilityHttpModule, ObservabilityModule, requestIdOptions } from './index';
 
 /** What the fake Redis check does on the next probe. */
 let redis: 'up' | 'down' | 'hang' = 'up';
@@ -48,8 +40,7 @@ class ApiModule {}
 
 describe('ObservabilityHttpModule on a Fastify application', () => {
   let app: NestFastifyApplication;
-  const get = (url: string, headers: Record<string, string> = {}) =>
-    app.getHttpAdapter().getInstance().inject({ method: 'GET', url, headers });
+  const get = (url: string, headers: Record<string, string> = {}) => app.getHttpAdapter().getInstance().inject({ method: 'GET', url, headers });
   const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
   beforeAll(async () => {

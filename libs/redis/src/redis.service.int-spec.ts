@@ -37,7 +37,10 @@ describe('RedisService when Redis is unreachable', () => {
       REDIS_URL: server.url,
       REDIS_COMMAND_TIMEOUT_MS: String(TIMEOUT_MS),
     });
-    app = await NestFactory.createApplicationContext({ module: class RedisTestRoot {}, imports: [ConfigModule.forRoot(config), RedisModule] }, { logger: false });
+    app = await NestFactory.createApplicationContext(
+      { module: class RedisTestRoot {}, imports: [ConfigModule.forRoot(config), RedisModule] },
+      { logger: false },
+    );
     redis = app.get(RedisService);
   });
 

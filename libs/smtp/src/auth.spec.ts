@@ -27,7 +27,12 @@ describe('AUTH', () => {
     const relay = await harness.start(port);
     const c = await harness.greeted(relay);
     c.write(Array.from({ length: 20 }, (_, i) => `${plainAuth(`hr_wrong_${i}`)}\r\n`).join(''));
-    expect([await c.reply(), await c.reply(), await c.reply(), await c.reply()]).toEqual([REFUSED, REFUSED, REFUSED, `421 ${RELAY_REPLIES.tooManyAuthFailures.text}`]);
+    expect([await c.reply(), await c.reply(), await c.reply(), await c.reply()]).toEqual([
+      REFUSED,
+      REFUSED,
+      REFUSED,
+      `421 ${RELAY_REPLIES.tooManyAuthFailures.text}`,
+    ]);
     await c.closed;
     expect(c.pending()).toEqual([]);
     expect(port.authCalls).toBe(3);
@@ -38,7 +43,9 @@ describe('AUTH', () => {
     let down = true;
     const authenticate = port.authenticate.bind(port);
     port.authenticate = (username, password) =>
-      down ? Promise.resolve({ ok: false as const, reply: { code: 454, enhanced: '4.7.0', message: 'Temporary authentication failure' } }) : authenticate(username, password);
+      down
+        ? Promise.resolve({ ok: false as const, reply: { code: 454, enhanced: '4.7.0', message: 'Temporary authentication failure' } })
+        : authenticate(username, password);
     const relay = await harness.start(port);
     const c = await harness.greeted(relay);
     for (let i = 0; i < 5; i++) expect(await c.command(plainAuth(KEY))).toBe('454 4.7.0 Temporary authentication failure');

@@ -35,7 +35,8 @@ describe('MAIL FROM', () => {
     const port = new FakePort();
     const relay = await harness.start(port);
     const c = await harness.authenticated(relay);
-    port.authenticate = () => Promise.resolve({ ok: false as const, reply: { code: 454, enhanced: '4.7.0', message: 'Temporary authentication failure' } });
+    port.authenticate = () =>
+      Promise.resolve({ ok: false as const, reply: { code: 454, enhanced: '4.7.0', message: 'Temporary authentication failure' } });
     expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`451 ${RELAY_REPLIES.tryLater.text}`);
     port.authenticate = () => Promise.reject(new Error('database down'));
     expect(await c.command('MAIL FROM:<app@acme.test>')).toBe(`451 ${RELAY_REPLIES.tryLater.text}`);

@@ -34,7 +34,13 @@ describe('SmtpRelay with real clients', () => {
       expect(info.response).toBe('250 2.0.0 OK email-1');
       expect(port.submits[0]!.envelope).toEqual({ mailFrom: 'app@acme.test', rcptTo: ['bob@example.com', 'audit@example.com'] });
       expect(port.submits[0]!.raw.toString()).toContain('Subject: Hello');
-      const wrong = createTransport({ host: '127.0.0.1', port: relay.port(mode), ...options, auth: { user: 'herald', pass: 'hr_wrong' }, tls: { rejectUnauthorized: false } });
+      const wrong = createTransport({
+        host: '127.0.0.1',
+        port: relay.port(mode),
+        ...options,
+        auth: { user: 'herald', pass: 'hr_wrong' },
+        tls: { rejectUnauthorized: false },
+      });
       await expect(wrong.sendMail({ from: 'app@acme.test', to: 'bob@example.com', text: 'x' })).rejects.toMatchObject({ responseCode: 535 });
       wrong.close();
     } finally {

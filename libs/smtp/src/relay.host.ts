@@ -6,7 +6,8 @@ import { SmtpSubmissions } from './submission/smtp-submissions.service';
 import { loadTlsCredentials } from './tls-certificate';
 
 /** The relay's greeting and EHLO name: SMTP_HOSTNAME, default `smtp.<region>.<MAIL_DOMAIN>`. */
-export const relayHostname = (config: Pick<SmtpConfig, 'SMTP_HOSTNAME' | 'HERALD_REGION' | 'MAIL_DOMAIN'>): string => config.SMTP_HOSTNAME ?? `smtp.${config.HERALD_REGION}.${config.MAIL_DOMAIN}`;
+export const relayHostname = (config: Pick<SmtpConfig, 'SMTP_HOSTNAME' | 'HERALD_REGION' | 'MAIL_DOMAIN'>): string =>
+  config.SMTP_HOSTNAME ?? `smtp.${config.HERALD_REGION}.${config.MAIL_DOMAIN}`;
 
 const WILDCARDS = new Set(['', '0.0.0.0', '::', '[::]']);
 /** Two listeners on the same port collide when their addresses are equal or either is a wildcard. */

@@ -50,7 +50,9 @@ describe('SmtpRelay', () => {
       const relay = await start(new FakePort());
       const c = await client(relay, 'tls');
       await c.command('EHLO client.test');
-      expect(await c.command(`AUTH PLAIN ${Buffer.from('\0herald\0hr_wrong').toString('base64')}`)).toBe('535 5.7.8 Authentication credentials invalid');
+      expect(await c.command(`AUTH PLAIN ${Buffer.from('\0herald\0hr_wrong').toString('base64')}`)).toBe(
+        '535 5.7.8 Authentication credentials invalid',
+      );
       expect(await c.command('AUTH LOGIN')).toBe('334 VXNlcm5hbWU6');
       expect(await c.command(Buffer.from('herald').toString('base64'))).toBe('334 UGFzc3dvcmQ6');
       expect(await c.command(Buffer.from('hr_wrong').toString('base64'))).toBe('535 5.7.8 Authentication credentials invalid');

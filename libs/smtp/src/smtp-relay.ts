@@ -98,7 +98,8 @@ export class SmtpRelay {
         this.servers.map(async ({ server, sessions }) => {
           const closed = closeServer(server);
           for (const connection of server.connections) {
-            if (!connection._handlerPending && !connection._dataStream) connection.send(RELAY_REPLIES.shuttingDown.code, RELAY_REPLIES.shuttingDown.text);
+            if (!connection._handlerPending && !connection._dataStream)
+              connection.send(RELAY_REPLIES.shuttingDown.code, RELAY_REPLIES.shuttingDown.text);
           }
           await closed;
           sessions.clear();
@@ -254,7 +255,12 @@ async function receive(stream: SMTPServerDataStream, session: SMTPServerSession,
 async function listen(server: SMTPServer, host: string, spec: ListenerSpec): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
-      const hint = error.code === 'EACCES' ? ' (ports below 1024 need root or CAP_NET_BIND_SERVICE)' : error.code === 'EADDRINUSE' ? ' (another process or listener has it)' : '';
+      const hint =
+        error.code === 'EACCES'
+          ? ' (ports below 1024 need root or CAP_NET_BIND_SERVICE)'
+          : error.code === 'EADDRINUSE'
+            ? ' (another process or listener has it)'
+            : '';
       reject(new Error(`SMTP relay cannot listen on ${host}:${spec.port} (${spec.mode}): ${error.message}${hint}`));
     };
     server.server.once('error', onError);

@@ -100,7 +100,9 @@ describe('SMTP replies', () => {
       const c = await harness.authenticated(relay);
       expect(await c.command('MAIL FROM:<@relay.test:app@acme.test>')).toBe('553 5.1.3 Source routes are not accepted: give the final address only');
       expect(await c.command('MAIL FROM:<app@acme.test>')).toBe('250 Accepted');
-      expect(await c.command('RCPT TO:<@relay.test,@mx.test:bob@example.com>')).toBe('553 5.1.3 Source routes are not accepted: give the final address only');
+      expect(await c.command('RCPT TO:<@relay.test,@mx.test:bob@example.com>')).toBe(
+        '553 5.1.3 Source routes are not accepted: give the final address only',
+      );
     });
   });
 });

@@ -81,13 +81,18 @@ export const SMTP_SUBMISSION_REPLIES = {
   nullSender: smtpReply(553, '5.1.7', 'The null sender is not accepted: MAIL FROM must be an address on your domain'),
   malformedSender: (address: string, problem: string) => smtpReply(553, '5.1.7', `Malformed sender address <${address}>: ${problem}`),
   rateLimited: (seconds: number) => smtpReply(451, '4.7.1', `Rate limit exceeded, try again in ${seconds} s`),
-  malformedRecipient: (address: string, problem: string) => smtpReply(553, '5.1.3', `Malformed or refused recipient address <${address}>: ${problem}`),
+  malformedRecipient: (address: string, problem: string) =>
+    smtpReply(553, '5.1.3', `Malformed or refused recipient address <${address}>: ${problem}`),
   tooManyRecipients: smtpReply(452, '4.5.3', 'Too many recipients'),
   suppressed: (address: string) => smtpReply(550, '5.1.1', `<${address}> is on the suppression list (previous bounce or complaint)`),
   tooBig: (maxBytes: number) => smtpReply(552, '5.3.4', `Message size exceeds the limit of ${maxBytes} bytes`),
   noRecipients: smtpReply(554, '5.5.1', 'No valid recipients'),
   overlongHeader: (octets: number, which: string, max: number) =>
-    smtpReply(550, '5.6.0', `Message refused: a header line is ${octets} octets long${which}, RFC 5322 allows ${max}: fold it, or encode long words (RFC 2047)`),
+    smtpReply(
+      550,
+      '5.6.0',
+      `Message refused: a header line is ${octets} octets long${which}, RFC 5322 allows ${max}: fold it, or encode long words (RFC 2047)`,
+    ),
   badIdempotencyKey: (maxLength: number) =>
     smtpReply(550, '5.6.0', `The Herald-Idempotency-Key (or Resend-Idempotency-Key) header must be one value of 1-${maxLength} characters`),
   unparsable: (reason: string) => smtpReply(550, '5.6.0', `The message could not be parsed: ${reason}`),

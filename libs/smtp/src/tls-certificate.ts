@@ -75,9 +75,23 @@ async function runOpenssl(hostname: string, openssl: string): Promise<{ cert: st
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
   const args = [
-    'req', '-x509', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1',
-    '-days', '365', '-subj', `/CN=${hostname}`, '-addext', `subjectAltName=DNS:${hostname}`,
-    '-keyout', keyFile, '-out', certFile,
+    'req',
+    '-x509',
+    '-nodes',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-days',
+    '365',
+    '-subj',
+    `/CN=${hostname}`,
+    '-addext',
+    `subjectAltName=DNS:${hostname}`,
+    '-keyout',
+    keyFile,
+    '-out',
+    certFile,
   ];
   try {
     await new Promise<void>((resolve, reject) => {

@@ -56,11 +56,7 @@ export class SuppressionEvents {
     return result;
   }
 
-  private async record(
-    tx: Transaction,
-    scope: SuppressionScope,
-    entries: Suppression[],
-  ): Promise<{ region: string | null; events: HeraldEvent[] }> {
+  private async record(tx: Transaction, scope: SuppressionScope, entries: Suppression[]): Promise<{ region: string | null; events: HeraldEvent[] }> {
     if (!entries.length) return { region: null, events: [] };
     const region = scope.homeRegion ?? (await this.repository.teamHomeRegion(scope.teamId, tx));
     if (!region) {

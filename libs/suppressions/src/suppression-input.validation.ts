@@ -27,8 +27,7 @@ export const MAX_SUPPRESSION_BATCH = 100;
 
 const invalid = (message: string) => new HeraldError('validation_error', message);
 const missingField = (field: string) => `The \`${field}\` field is required.`;
-const invalidSuppressedAddress = (field: string) =>
-  `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` format.`;
+const invalidSuppressedAddress = (field: string) => `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` format.`;
 
 /**
  * A recipient address as the list keys it: the bare address (a `Name <addr>` form is accepted

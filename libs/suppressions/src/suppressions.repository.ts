@@ -66,10 +66,10 @@ export class SuppressionsRepository {
   }
 
   async getByEmail(teamId: string, email: string, tx?: Transaction): Promise<Suppression | null> {
-    const rows: SuppressionRow[] = await managerOf(this.db, tx).query(
-      `SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND email = $2`,
-      [teamId, email],
-    );
+    const rows: SuppressionRow[] = await managerOf(this.db, tx).query(`SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND email = $2`, [
+      teamId,
+      email,
+    ]);
     return rows.length ? toSuppression(rows[0]) : null;
   }
 

@@ -9,7 +9,11 @@ describe('TestDnsServer', () => {
     r.setServers([server.address()]);
     return r;
   };
-  const code = (promise: Promise<unknown>) => promise.then(() => 'answered', (e: NodeJS.ErrnoException) => e.code);
+  const code = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'answered',
+      (e: NodeJS.ErrnoException) => e.code,
+    );
 
   beforeAll(async () => {
     server = await TestDnsServer.start();

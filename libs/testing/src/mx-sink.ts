@@ -238,7 +238,14 @@ export class MxSink {
 export async function freeSharedPort(hosts: string[]): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = await listenAndRelease(hosts[0], 0);
-    const others = await Promise.all(hosts.slice(1).map((host) => listenAndRelease(host, port).then(() => true, () => false)));
+    const others = await Promise.all(
+      hosts.slice(1).map((host) =>
+        listenAndRelease(host, port).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
     if (others.every(Boolean)) return port;
   }
   throw new Error(`no port free on all of ${hosts.join(', ')}`);

@@ -9,8 +9,10 @@ describe('addressAllowList (WEBHOOK_ALLOWED_ADDRESSES)', () => {
 
   it('matches CIDRs and single addresses of both families, IPv4-mapped IPv6 as its IPv4', () => {
     const allowed = addressAllowList(['127.0.0.0/8', '::1', '10.1.2.3', 'fd00::/8']);
-    for (const address of ['127.0.0.1', '127.255.0.9', '::1', '[::1]', '10.1.2.3', 'fd12::5', '::ffff:127.0.0.1']) expect({ address, ok: allowed(address) }).toEqual({ address, ok: true });
-    for (const address of ['10.1.2.4', '169.254.169.254', '::2', 'fe80::1', '::ffff:10.0.0.1', 'localhost']) expect({ address, ok: allowed(address) }).toEqual({ address, ok: false });
+    for (const address of ['127.0.0.1', '127.255.0.9', '::1', '[::1]', '10.1.2.3', 'fd12::5', '::ffff:127.0.0.1'])
+      expect({ address, ok: allowed(address) }).toEqual({ address, ok: true });
+    for (const address of ['10.1.2.4', '169.254.169.254', '::2', 'fe80::1', '::ffff:10.0.0.1', 'localhost'])
+      expect({ address, ok: allowed(address) }).toEqual({ address, ok: false });
   });
 });
 
@@ -27,7 +29,8 @@ describe('hostAllowed (create/update check)', () => {
   });
 
   it('lets allowlisted loopback through (localhost counts as 127.0.0.1 / ::1), but not other private ranges', () => {
-    for (const host of ['127.0.0.1', '[::1]', 'localhost', 'api.localhost']) expect({ host, ok: hostAllowed(host, loopback) }).toEqual({ host, ok: true });
+    for (const host of ['127.0.0.1', '[::1]', 'localhost', 'api.localhost'])
+      expect({ host, ok: hostAllowed(host, loopback) }).toEqual({ host, ok: true });
     for (const host of ['10.0.0.1', '169.254.169.254', '[fe80::1]']) expect({ host, ok: hostAllowed(host, loopback) }).toEqual({ host, ok: false });
   });
 });
@@ -39,7 +42,11 @@ describe('postWebhook http switch (WEBHOOK_ALLOW_HTTP)', () => {
       { endpoint: 'http://hooks.example.com/x', headers: {}, body: '{}', timeoutMs: 1000, allowHttp: false, allowed: addressAllowList([]) },
       resolve,
     );
-    expect(result).toEqual({ kind: 'refused', error: 'refused: http: endpoints are not allowed (WEBHOOK_ALLOW_HTTP)', durationMs: expect.any(Number) });
+    expect(result).toEqual({
+      kind: 'refused',
+      error: 'refused: http: endpoints are not allowed (WEBHOOK_ALLOW_HTTP)',
+      durationMs: expect.any(Number),
+    });
     expect(resolve).not.toHaveBeenCalled();
   });
 });

@@ -15,7 +15,13 @@ export class WebhookDispatchModule {
   static forRoot(options: Partial<WebhookDispatchOptions> = {}): DynamicModule {
     return {
       module: WebhookDispatchModule,
-      providers: [WEBHOOKS_CONFIG.provider, WebhookMessagesRepository, WebhookFanOutService, WebhookDispatcher, { provide: WEBHOOK_DISPATCH_OPTIONS, useValue: options }],
+      providers: [
+        WEBHOOKS_CONFIG.provider,
+        WebhookMessagesRepository,
+        WebhookFanOutService,
+        WebhookDispatcher,
+        { provide: WEBHOOK_DISPATCH_OPTIONS, useValue: options },
+      ],
       exports: [WebhookMessagesRepository, WebhookFanOutService, WebhookDispatcher],
     };
   }

@@ -63,11 +63,16 @@ describe('signedHeaders', () => {
 });
 
 describe('checkedAddress (SSRF guard at delivery)', () => {
-  const resolvesTo = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  const resolvesTo =
+    (...addresses: string[]) =>
+    async () =>
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
   it('refuses names resolving to private, link-local, metadata or mapped addresses', async () => {
     for (const address of ['10.1.2.3', '192.168.0.1', '169.254.169.254', '::ffff:169.254.169.254', 'fd00:ec2::254', '0.0.0.0']) {
-      await expect(checkedAddress('hooks.example.com', LOOPBACK, resolvesTo(address))).resolves.toMatch(/^refused: hooks.example.com resolves to private/);
+      await expect(checkedAddress('hooks.example.com', LOOPBACK, resolvesTo(address))).resolves.toMatch(
+        /^refused: hooks.example.com resolves to private/,
+      );
     }
   });
 

@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { GroupCommit, PeriodicJob } from '@herald/core';
 import { type AddressAllowList, addressAllowList } from './endpoint-address';
-import { dispatchOptionsFromConfig, nextRetryDelayMs, parseRetryAfter, WEBHOOK_DISPATCH_OPTIONS, WebhookDispatchOptions } from './webhook-dispatch.options';
+import {
+  dispatchOptionsFromConfig,
+  nextRetryDelayMs,
+  parseRetryAfter,
+  WEBHOOK_DISPATCH_OPTIONS,
+  WebhookDispatchOptions,
+} from './webhook-dispatch.options';
 import { WebhookFanOutService } from './webhook-fan-out.service';
 import { DEFAULT_ENDPOINT_CONNECTIONS, EndpointConnections, HttpAttemptResult, postWebhook } from './webhook-http.client';
 import { AttemptOutcome, DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
@@ -9,7 +15,11 @@ import { signingSecrets, signPayload } from './webhook-secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks.config';
 
 /** Both header families (Standard Webhooks and Svix), one `v1,` signature per secret valid now. */
-export function signedHeaders(message: Pick<DueMessage, 'id' | 'signingSecret' | 'previousSecret' | 'previousSecretExpiresAt'>, body: string, now: Date): Record<string, string> {
+export function signedHeaders(
+  message: Pick<DueMessage, 'id' | 'signingSecret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  body: string,
+  now: Date,
+): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   const signature = signingSecrets(message, now)
     .map((secret) => signPayload(secret, message.id, timestamp, body))
@@ -83,7 +93,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.options = { ...dispatchOptionsFromConfig(config), ...overrides };
     this.allowed = addressAllowList(this.options.allowedAddresses);
     this.queueRounds = this.options.attemptTimeoutMs * (QUEUE_ROUNDS + 1) * 2 <= this.options.leaseMs ? QUEUE_ROUNDS : 0;
-    this.connections = new EndpointConnections({ ...DEFAULT_ENDPOINT_CONNECTIONS, maxSocketsPerAddress: Math.max(1, this.options.globalConcurrency) });
+    this.connections = new EndpointConnections({
+      ...DEFAULT_ENDPOINT_CONNECTIONS,
+      maxSocketsPerAddress: Math.max(1, this.options.globalConcurrency),
+    });
     this.outcomes = new GroupCommit({ maxInFlight: RECORD_BATCHES_IN_FLIGHT, maxItems: RECORD_BATCH_MAX }, async (batch) => {
       await this.messages.recordAttempts(batch, this.options.disableAfterMs);
       return batch.map(() => null);

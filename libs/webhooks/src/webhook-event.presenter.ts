@@ -36,7 +36,10 @@ export const webhookEventSchema = z.object({
 
 export const webhookEventAttemptSchema = z.object({
   id: z.string().regex(/^\d+$/).meta({ example: '42' }),
-  http_status_code: z.int().nullable().meta({ description: 'Null when no response came (refused address, timeout, connection error).', example: 500 }),
+  http_status_code: z
+    .int()
+    .nullable()
+    .meta({ description: 'Null when no response came (refused address, timeout, connection error).', example: 500 }),
   response: z.string().meta({ description: 'The first KiB of the response body, or why there was no response.' }),
   sent_at: wireTimestamp,
 });

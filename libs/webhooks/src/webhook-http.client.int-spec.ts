@@ -16,7 +16,17 @@ describe('postWebhook', () => {
     return [{ address: '127.0.0.1', family: 4 }];
   };
   const post = (path: string, timeoutMs = 2000, allowLoopback = true) =>
-    postWebhook({ endpoint: `http://hooks.rebind.test:${port}${path}`, headers: { 'webhook-id': 'msg_x' }, body: '{"a":1}', timeoutMs, allowHttp: true, allowed: addressAllowList(allowLoopback ? ['127.0.0.0/8', '::1'] : []) }, resolver);
+    postWebhook(
+      {
+        endpoint: `http://hooks.rebind.test:${port}${path}`,
+        headers: { 'webhook-id': 'msg_x' },
+        body: '{"a":1}',
+        timeoutMs,
+        allowHttp: true,
+        allowed: addressAllowList(allowLoopback ? ['127.0.0.0/8', '::1'] : []),
+      },
+      resolver,
+    );
 
   beforeAll(async () => {
     server = createServer((req, res) => handler(req, res));
@@ -74,7 +84,17 @@ describe('postWebhook', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const result = await postWebhook({ endpoint: `http://dead.test:${deadPort}/`, headers: {}, body: '{}', timeoutMs: 1000, allowHttp: true, allowed: addressAllowList(['127.0.0.0/8']) }, resolver);
+    const result = await postWebhook(
+      {
+        endpoint: `http://dead.test:${deadPort}/`,
+        headers: {},
+        body: '{}',
+        timeoutMs: 1000,
+        allowHttp: true,
+        allowed: addressAllowList(['127.0.0.0/8']),
+      },
+      resolver,
+    );
     expect(result).toMatchObject({ kind: 'error', error: expect.stringMatching(/ECONNREFUSED/) });
   });
 
@@ -94,7 +114,10 @@ describe('postWebhook', () => {
     };
     try {
       const send = (resolve: ResolveAll) =>
-        postWebhook({ endpoint: `http://hooks.rebind.test:${port}/pooled`, headers: {}, body: '{}', timeoutMs: 2000, allowHttp: true, allowed, connections }, resolve);
+        postWebhook(
+          { endpoint: `http://hooks.rebind.test:${port}/pooled`, headers: {}, body: '{}', timeoutMs: 2000, allowHttp: true, allowed, connections },
+          resolve,
+        );
       for (let i = 0; i < 5; i++) expect(await send(resolver)).toMatchObject({ kind: 'response', statusCode: 200 });
       expect(lookups).toEqual(['hooks.rebind.test']);
       expect(sockets.size).toBe(1);

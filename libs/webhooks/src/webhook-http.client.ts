@@ -66,7 +66,9 @@ export async function postWebhook(req: HttpAttemptRequest, resolve: ResolveAll =
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && req.allowHttp)) {
     return { kind: 'refused', error: `refused: ${url.protocol} endpoints are not allowed (WEBHOOK_ALLOW_HTTP)`, durationMs: elapsed() };
   }
-  const address = req.connections ? await req.connections.checkedAddress(url.hostname, req.allowed, resolve) : await checkedAddress(url.hostname, req.allowed, resolve);
+  const address = req.connections
+    ? await req.connections.checkedAddress(url.hostname, req.allowed, resolve)
+    : await checkedAddress(url.hostname, req.allowed, resolve);
   if (typeof address === 'string') return { kind: 'refused', error: address, durationMs: elapsed() };
   const pinned = pinnedLookup(address);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -98,13 +100,16 @@ export async function postWebhook(req: HttpAttemptRequest, resolve: ResolveAll =
       });
       response.on('error', (error) => finish({ kind: 'error', error: error.message, durationMs: elapsed() }));
       response.on('end', () =>
-        finish({
-          kind: 'response',
-          statusCode: response.statusCode ?? 0,
-          retryAfter: response.headers['retry-after'],
-          excerpt: Buffer.concat(chunks).toString('utf8'),
-          durationMs: elapsed(),
-        }, true),
+        finish(
+          {
+            kind: 'response',
+            statusCode: response.statusCode ?? 0,
+            retryAfter: response.headers['retry-after'],
+            excerpt: Buffer.concat(chunks).toString('utf8'),
+            durationMs: elapsed(),
+          },
+          true,
+        ),
       );
     });
     request.end(req.body);

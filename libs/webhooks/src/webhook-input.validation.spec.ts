@@ -31,12 +31,21 @@ describe('webhook input validation', () => {
 
   it('names an unknown event type, and refuses the ones Herald does not emit', () => {
     for (const type of ['email.nope', 'email.received', 'inbox.created']) {
-      expect(error(() => validateCreateWebhook({ endpoint: 'https://example.com', events: ['email.sent', type] }, PROD)).message).toContain(`\`${type}\``);
+      expect(error(() => validateCreateWebhook({ endpoint: 'https://example.com', events: ['email.sent', type] }, PROD)).message).toContain(
+        `\`${type}\``,
+      );
     }
   });
 
   it('refuses relative, non-http, credentialed and over-long endpoints', () => {
-    for (const endpoint of ['/hook', 'example.com/hook', 'ftp://example.com', 'https://user:pw@example.com/', `https://example.com/${'a'.repeat(2048)}`, 42]) {
+    for (const endpoint of [
+      '/hook',
+      'example.com/hook',
+      'ftp://example.com',
+      'https://user:pw@example.com/',
+      `https://example.com/${'a'.repeat(2048)}`,
+      42,
+    ]) {
       expect(error(() => validateCreateWebhook({ endpoint, events: ['email.sent'] }, PROD)).message).toContain('`endpoint`');
     }
   });
@@ -48,14 +57,34 @@ describe('webhook input validation', () => {
 
   it('refuses literal private, link-local and metadata addresses always, loopback in production', () => {
     const privates = [
-      'https://10.0.0.1/', 'https://172.16.0.1/', 'https://172.31.255.255/', 'https://192.168.1.1/', 'https://169.254.169.254/latest',
-      'https://[fc00::1]/', 'https://[fd00:ec2::254]/', 'https://[fe80::1]/', 'https://[::ffff:10.0.0.1]/', 'https://[::ffff:169.254.169.254]/',
-      'https://0.0.0.0/', 'https://[::]/',
+      'https://10.0.0.1/',
+      'https://172.16.0.1/',
+      'https://172.31.255.255/',
+      'https://192.168.1.1/',
+      'https://169.254.169.254/latest',
+      'https://[fc00::1]/',
+      'https://[fd00:ec2::254]/',
+      'https://[fe80::1]/',
+      'https://[::ffff:10.0.0.1]/',
+      'https://[::ffff:169.254.169.254]/',
+      'https://0.0.0.0/',
+      'https://[::]/',
     ];
     for (const endpoint of privates) {
-      expect({ endpoint, ...error(() => validateCreateWebhook({ endpoint, events: ['email.sent'] }, DEV)) }).toMatchObject({ endpoint, code: 'validation_error' });
+      expect({ endpoint, ...error(() => validateCreateWebhook({ endpoint, events: ['email.sent'] }, DEV)) }).toMatchObject({
+        endpoint,
+        code: 'validation_error',
+      });
     }
-    const loopbacks = ['https://127.0.0.1/', 'https://127.1.2.3/', 'https://[::1]/', 'https://[::ffff:127.0.0.1]/', 'https://2130706433/', 'https://0x7f.0.0.1/', 'https://localhost/'];
+    const loopbacks = [
+      'https://127.0.0.1/',
+      'https://127.1.2.3/',
+      'https://[::1]/',
+      'https://[::ffff:127.0.0.1]/',
+      'https://2130706433/',
+      'https://0x7f.0.0.1/',
+      'https://localhost/',
+    ];
     for (const endpoint of loopbacks) {
       expect(() => validateCreateWebhook({ endpoint, events: ['email.sent'] }, PROD)).toThrow('private, loopback');
       expect(() => validateCreateWebhook({ endpoint, events: ['email.sent'] }, DEV)).not.toThrow();
@@ -65,7 +94,10 @@ describe('webhook input validation', () => {
 
   it('validates updates field by field', () => {
     expect(validateUpdateWebhook({}, PROD)).toEqual({});
-    expect(validateUpdateWebhook({ status: 'disabled', events: ['contact.updated'] }, PROD)).toEqual({ status: 'disabled', events: ['contact.updated'] });
+    expect(validateUpdateWebhook({ status: 'disabled', events: ['contact.updated'] }, PROD)).toEqual({
+      status: 'disabled',
+      events: ['contact.updated'],
+    });
     expect(error(() => validateUpdateWebhook({ status: 'paused' }, PROD)).message).toContain('`status`');
     expect(error(() => validateUpdateWebhook({ endpoint: 'https://10.1.1.1/' }, PROD)).message).toContain('`endpoint`');
   });

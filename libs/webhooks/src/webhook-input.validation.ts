@@ -73,12 +73,14 @@ const events = checkedFirst(
   (value, ctx) => {
     if (!Array.isArray(value) || value.length === 0) fail(ctx, NOT_EVENTS);
   },
-  z.array(
-    z.enum(WEBHOOK_EVENT_TYPES, {
-      error: (issue) =>
-        `The \`events\` field contains an unknown event type: \`${String(issue.input)}\`. Known types: ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
-    }),
-  ).min(1),
+  z
+    .array(
+      z.enum(WEBHOOK_EVENT_TYPES, {
+        error: (issue) =>
+          `The \`events\` field contains an unknown event type: \`${String(issue.input)}\`. Known types: ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
+      }),
+    )
+    .min(1),
 )
   .transform((types) => [...new Set(types)])
   .meta({ description: 'The event types delivered to the endpoint.', example: ['email.sent', 'email.delivered'] });

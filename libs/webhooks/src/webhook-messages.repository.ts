@@ -44,9 +44,7 @@ export interface AttemptRecord {
 
 /** What becomes of the message after an attempt. */
 export type MessageSettlement =
-  | { status: 'success' }
-  | { status: 'failed'; disableWebhook: string | null }
-  | { status: 'pending'; nextAttemptAt: Date };
+  { status: 'success' } | { status: 'failed'; disableWebhook: string | null } | { status: 'pending'; nextAttemptAt: Date };
 
 interface DueRow {
   id: string;
@@ -89,7 +87,12 @@ export class WebhookMessagesRepository {
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[]) AS e(team_id, id, type, payload)
          JOIN webhooks w ON w.team_id = e.team_id AND w.status = 'enabled' AND e.type = ANY(w.events)
        ON CONFLICT (webhook_id, event_id) DO NOTHING RETURNING event_id`,
-      [events.map((e) => e.teamId), events.map((e) => e.id), events.map((e) => e.type as WebhookEventType), events.map((e) => JSON.stringify(e.payload))],
+      [
+        events.map((e) => e.teamId),
+        events.map((e) => e.id),
+        events.map((e) => e.type as WebhookEventType),
+        events.map((e) => JSON.stringify(e.payload)),
+      ],
     );
     const made = new Map<string, number>();
     for (const r of rows) made.set(r.event_id, (made.get(r.event_id) ?? 0) + 1);
@@ -190,7 +193,15 @@ export class WebhookMessagesRepository {
       await tx.query(
         `INSERT INTO webhook_attempts (message_id, attempt, status_code, error, response_excerpt, duration_ms, sent_at)
          SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[], $6::int[], $7::timestamptz[])`,
-        [a.map((x) => x.messageId), a.map((x) => x.attempt), a.map((x) => x.statusCode), a.map((x) => x.error), a.map((x) => x.responseExcerpt), a.map((x) => Math.round(x.durationMs)), a.map((x) => x.sentAt)],
+        [
+          a.map((x) => x.messageId),
+          a.map((x) => x.attempt),
+          a.map((x) => x.statusCode),
+          a.map((x) => x.error),
+          a.map((x) => x.responseExcerpt),
+          a.map((x) => Math.round(x.durationMs)),
+          a.map((x) => x.sentAt),
+        ],
       );
       await tx.query(
         `UPDATE webhook_messages m

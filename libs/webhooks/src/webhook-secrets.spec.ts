@@ -13,7 +13,9 @@ describe('webhook signing secrets', () => {
   it('sign the Standard Webhooks way: base64 HMAC-SHA256 of id.timestamp.body with the decoded key', () => {
     const secret = newSigningSecret();
     const body = '{"type":"email.sent"}';
-    const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`msg_1.1764000000.${body}`).digest('base64');
+    const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+      .update(`msg_1.1764000000.${body}`)
+      .digest('base64');
     expect(signPayload(secret, 'msg_1', 1764000000, body)).toBe(`v1,${expected}`);
     // A verifier holding the other secret does not accept it.
     expect(signPayload(newSigningSecret(), 'msg_1', 1764000000, body)).not.toBe(`v1,${expected}`);

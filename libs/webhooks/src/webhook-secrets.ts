@@ -13,11 +13,12 @@ export function newSigningSecret(): string {
 }
 
 /** The secrets valid at `now`, current first: the dispatcher signs each delivery with all of them. */
-export function signingSecrets(webhook: Pick<Webhook, 'signingSecret' | 'previousSecret' | 'previousSecretExpiresAt'>, now: Date = new Date()): string[] {
+export function signingSecrets(
+  webhook: Pick<Webhook, 'signingSecret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  now: Date = new Date(),
+): string[] {
   const previousValid =
-    webhook.previousSecret !== null &&
-    webhook.previousSecretExpiresAt !== null &&
-    webhook.previousSecretExpiresAt.getTime() > now.getTime();
+    webhook.previousSecret !== null && webhook.previousSecretExpiresAt !== null && webhook.previousSecretExpiresAt.getTime() > now.getTime();
   return previousValid ? [webhook.signingSecret, webhook.previousSecret as string] : [webhook.signingSecret];
 }
 

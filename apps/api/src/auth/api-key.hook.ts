@@ -13,12 +13,7 @@ const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$)/;
  * no body parsing, and the `ratelimit-*` headers are on every response (errors included).
  * Which key may call which route is the guard's job (ApiKeyGuard), once the route is known.
  */
-export function installApiKeyHook(
-  fastify: FastifyInstance,
-  apiKeys: ApiKeysService,
-  rateLimiter: RateLimiter,
-  config: RateLimitConfig,
-): void {
+export function installApiKeyHook(fastify: FastifyInstance, apiKeys: ApiKeysService, rateLimiter: RateLimiter, config: RateLimitConfig): void {
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (PUBLIC.test(request.url.split('?')[0])) return;
     try {

@@ -48,8 +48,7 @@ export const ApiBatchValidationHeader = () =>
     schema: { type: 'string', enum: ['strict', 'permissive'], default: 'strict' },
   });
 
-export const ApiIdParam = (what: string) =>
-  ApiParam({ name: 'id', description: `The ${what}'s id.`, schema: { type: 'string', format: 'uuid' } });
+export const ApiIdParam = (what: string) => ApiParam({ name: 'id', description: `The ${what}'s id.`, schema: { type: 'string', format: 'uuid' } });
 
 export const ApiWebhookEventParam = () =>
   ApiParam({ name: 'eventId', description: 'The webhook event (message) id.', schema: jsonSchemaOf(webhookEventIdSchema) });

@@ -13,7 +13,15 @@ export const OPENAPI_PATH = '/openapi.json';
 /** The settings the document states (limits, regions, the public URL). */
 type OpenApiConfig = Pick<
   HeraldConfig,
-  'PUBLIC_API_URL' | 'API_BODY_LIMIT_BYTES' | 'MAX_RECIPIENTS' | 'MAX_EMAIL_BYTES' | 'MAX_BATCH_SIZE' | 'MAX_SCHEDULE_DAYS' | 'HERALD_REGIONS' | 'IDEMPOTENCY_TTL_SECONDS' | 'RATE_LIMIT_DEFAULT'
+  | 'PUBLIC_API_URL'
+  | 'API_BODY_LIMIT_BYTES'
+  | 'MAX_RECIPIENTS'
+  | 'MAX_EMAIL_BYTES'
+  | 'MAX_BATCH_SIZE'
+  | 'MAX_SCHEDULE_DAYS'
+  | 'HERALD_REGIONS'
+  | 'IDEMPOTENCY_TTL_SECONDS'
+  | 'RATE_LIMIT_DEFAULT'
 >;
 
 /**
@@ -100,7 +108,10 @@ const OPERATOR_ROUTES: Record<string, OperationObject> = {
     operationId: 'getReadiness',
     summary: 'Readiness probe: Postgres and NATS reachable; Redis down is `degraded`, still ready',
     responses: {
-      200: { description: 'Every critical dependency is up (status `degraded` when Redis is not).', content: { 'application/json': { schema: schemaRef('Readiness') } } },
+      200: {
+        description: 'Every critical dependency is up (status `degraded` when Redis is not).',
+        content: { 'application/json': { schema: schemaRef('Readiness') } },
+      },
       503: { description: 'A dependency is down.', content: { 'application/json': { schema: schemaRef('Readiness') } } },
     },
   }),

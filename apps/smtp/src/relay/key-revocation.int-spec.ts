@@ -81,7 +81,9 @@ describe('the smtp role stops a session whose API key is deleted', () => {
       // and the key gets no new session
       const retry = await RawSmtpClient.connect(relay.port('tls'), 'tls');
       await retry.command('EHLO client.test');
-      expect(await retry.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${key.token}`).toString('base64')}`)).toBe('535 5.7.8 Authentication credentials invalid');
+      expect(await retry.command(`AUTH PLAIN ${Buffer.from(`\0herald\0${key.token}`).toString('base64')}`)).toBe(
+        '535 5.7.8 Authentication credentials invalid',
+      );
       retry.destroy();
     } finally {
       client.destroy();

@@ -12,4 +12,17 @@ import { ResourceEvents1765100000000 } from './1765100000000-resource-events';
 import { StrandedLeases1765200000000 } from './1765200000000-stranded-leases';
 
 /** Every migration, in order. A new migration is a new file listed here. */
-export const migrations = [Foundation1764100000000, Domains1764200000000, Suppressions1764300000000, Webhooks1764400000000, WebhookDeliveries1764500000000, Delivery1764600000000, SmtpMessages1764700000000, WebhookHealth1764800000000, DispatchOutbox1764900000000, Lz4Bodies1765000000000, ResourceEvents1765100000000, StrandedLeases1765200000000];
+export const migrations = [
+  Foundation1764100000000,
+  Domains1764200000000,
+  Suppressions1764300000000,
+  Webhooks1764400000000,
+  WebhookDeliveries1764500000000,
+  Delivery1764600000000,
+  SmtpMessages1764700000000,
+  WebhookHealth1764800000000,
+  DispatchOutbox1764900000000,
+  Lz4Bodies1765000000000,
+  ResourceEvents1765100000000,
+  StrandedLeases1765200000000,
+];

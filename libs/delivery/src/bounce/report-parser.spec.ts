@@ -72,7 +72,10 @@ describe('bounceOfDsnRecipient', () => {
   });
 
   it('takes the Status into account when the diagnostic has no enhanced code', () => {
-    expect(bounceOfDsnRecipient(recipient({ status: '5.2.2', diagnostic: '552 sorry' }))).toMatchObject({ type: 'Transient', subType: 'MailboxFull' });
+    expect(bounceOfDsnRecipient(recipient({ status: '5.2.2', diagnostic: '552 sorry' }))).toMatchObject({
+      type: 'Transient',
+      subType: 'MailboxFull',
+    });
     expect(bounceOfDsnRecipient(recipient({ status: '5.1.1', diagnostic: null }))).toMatchObject({
       type: 'Permanent',
       subType: 'NoEmail',

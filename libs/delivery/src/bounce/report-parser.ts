@@ -54,7 +54,10 @@ function readReport(root: MimePart): ParsedReport | null {
   const originalMessageId = field(originalHeaders, 'message-id');
 
   if (reportType === 'delivery-status') {
-    const status = findPart(report, (part) => part.contentType === 'message/delivery-status' || part.contentType === 'message/global-delivery-status');
+    const status = findPart(
+      report,
+      (part) => part.contentType === 'message/delivery-status' || part.contentType === 'message/global-delivery-status',
+    );
     if (!status) return null;
     return { kind: 'dsn', recipients: dsnRecipients(status.body.toString('utf8')), originalMessageId };
   }

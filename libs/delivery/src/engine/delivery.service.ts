@@ -1,7 +1,15 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { NatsService, type SendCommand } from '@herald/bus';
 import { addressDomain, GroupCommit, parseAddress, PeriodicJob } from '@herald/core';
-import { emailEvent, EmailEventOutbox, EmailStore, ONCE_PER_EMAIL, type ClaimedEmail, type EmailEventRecord, type EmailOutcome } from '@herald/messages';
+import {
+  emailEvent,
+  EmailEventOutbox,
+  EmailStore,
+  ONCE_PER_EMAIL,
+  type ClaimedEmail,
+  type EmailEventRecord,
+  type EmailOutcome,
+} from '@herald/messages';
 import { MetricsService } from '@herald/observability';
 import { SuppressionsService } from '@herald/suppressions';
 import { isHardBounce } from '../bounce-classification';
@@ -149,7 +157,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     const real = email.recipients.filter((r) => {
       const test = testAddressOutcome(r.address, this.config.TEST_ADDRESS_DOMAINS);
       if (test?.kind === 'suppressed') collect.suppressed(r, 'previous_bounce');
-      else if (r.suppressedBy) collect.suppressed(r, r.suppressedBy === 'complaint' ? 'previous_complaint' : r.suppressedBy === 'bounce' ? 'previous_bounce' : 'manual');
+      else if (r.suppressedBy)
+        collect.suppressed(r, r.suppressedBy === 'complaint' ? 'previous_complaint' : r.suppressedBy === 'bounce' ? 'previous_bounce' : 'manual');
       else if (test) collect.testAddress(r, test);
       return !test && !r.suppressedBy;
     });
@@ -172,7 +181,13 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     const fromAddress = parseAddress(email.from)?.address ?? email.from;
     const lookup = await this.identities.lookup(email.teamId, addressDomain(fromAddress));
     if (!lookup.ok) return collect.failed(recipients, lookup.reason, lookup.message);
-    const prepared = await prepareMessage(email, lookup.identity, this.verpKey, this.config.MAX_EMAIL_BYTES, this.config.ATTACHMENT_ALLOWED_ADDRESSES);
+    const prepared = await prepareMessage(
+      email,
+      lookup.identity,
+      this.verpKey,
+      this.config.MAX_EMAIL_BYTES,
+      this.config.ATTACHMENT_ALLOWED_ADDRESSES,
+    );
     if (prepared.kind === 'failed') return collect.failed(recipients, prepared.reason, prepared.message);
     if (prepared.kind === 'deferred') return collect.deferredAll(recipients, prepared.message);
     const byDomain = new Map<string, string[]>();

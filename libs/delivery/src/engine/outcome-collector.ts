@@ -122,9 +122,7 @@ export class OutcomeCollector {
   finish(): EmailOutcome {
     const at = Date.now();
     const ordered = [...this.pending].sort((a, b) => EVENT_ORDER.indexOf(a.type) - EVENT_ORDER.indexOf(b.type));
-    const events: EmailEventRecord[] = ordered.map((p, i) =>
-      emailEvent(p.type, this.email, p.recipients, new Date(at + i), p.seed, p.extra),
-    );
+    const events: EmailEventRecord[] = ordered.map((p, i) => emailEvent(p.type, this.email, p.recipients, new Date(at + i), p.seed, p.extra));
     return { emailId: this.email.id, token: this.email.token, updates: this.updates, events };
   }
 

@@ -4,7 +4,11 @@ import { prepareMessage } from './prepare-message';
 import type { SenderIdentity } from './sender-identity';
 
 const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-const identity = { signing: { domainName: 'acme.test', selector: 's1', privateKey }, returnPathDomain: 'send.acme.test', requireTls: false } as SenderIdentity;
+const identity = {
+  signing: { domainName: 'acme.test', selector: 's1', privateKey },
+  returnPathDomain: 'send.acme.test',
+  requireTls: false,
+} as SenderIdentity;
 
 const email = (mime: Buffer | null): ClaimedEmail => ({
   id: '0190a8a0-0000-7000-8000-000000000001',

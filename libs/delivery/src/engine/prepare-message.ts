@@ -22,23 +22,25 @@ export async function prepareMessage(
   attachmentAllowedAddresses: readonly string[] = [],
 ): Promise<PreparedMessage> {
   try {
-    const raw = email.mime ? toCrlf(email.mime) : await buildMessage(
-      {
-        id: email.id,
-        from: email.from,
-        to: email.to,
-        cc: email.cc,
-        replyTo: email.replyTo,
-        subject: email.subject,
-        html: email.html,
-        text: email.text,
-        headers: email.headers,
-        messageId: email.messageId,
-        date: email.dueAt,
-        attachments: email.attachments,
-      },
-      { maxBytes, allowedAddresses: allowListOf(attachmentAllowedAddresses) },
-    );
+    const raw = email.mime
+      ? toCrlf(email.mime)
+      : await buildMessage(
+          {
+            id: email.id,
+            from: email.from,
+            to: email.to,
+            cc: email.cc,
+            replyTo: email.replyTo,
+            subject: email.subject,
+            html: email.html,
+            text: email.text,
+            headers: email.headers,
+            messageId: email.messageId,
+            date: email.dueAt,
+            attachments: email.attachments,
+          },
+          { maxBytes, allowedAddresses: allowListOf(attachmentAllowedAddresses) },
+        );
     return {
       kind: 'ready',
       message: await signDkim(raw, identity.signing),

@@ -2,11 +2,7 @@ import { heraldBounce } from '../bounce-classification';
 import type { Bounce } from '../delivery.types';
 
 /** What a test address stands for (Resend's `delivered@resend.dev` and friends). */
-export type TestAddressOutcome =
-  | { kind: 'delivered' }
-  | { kind: 'bounced'; bounce: Bounce }
-  | { kind: 'complained' }
-  | { kind: 'suppressed' };
+export type TestAddressOutcome = { kind: 'delivered' } | { kind: 'bounced'; bounce: Bounce } | { kind: 'complained' } | { kind: 'suppressed' };
 
 /** The `mx` recorded for a simulated delivery. */
 export const TEST_ADDRESS_MX = 'test-addresses.herald.internal';
@@ -50,7 +46,11 @@ export function testAddressOutcome(address: string, testDomains: readonly string
 function unknown(address: string): TestAddressOutcome {
   return {
     kind: 'bounced',
-    bounce: heraldBounce('Permanent', 'NoEmail', 'This test domain has only delivered@, bounced@, complained@ and suppressed@.', `smtp; 550 5.1.1 <${address}>: no such test address`),
+    bounce: heraldBounce(
+      'Permanent',
+      'NoEmail',
+      'This test domain has only delivered@, bounced@, complained@ and suppressed@.',
+      `smtp; 550 5.1.1 <${address}>: no such test address`,
+    ),
   };
 }
-

@@ -84,7 +84,12 @@ describe('fetchAttachment (SSRF guard)', () => {
   });
 
   const fetchWith = (path: string, options: { allowed?: typeof LOOPBACK; lookup?: AttachmentLookup; maxBytes?: number; timeoutMs?: number } = {}) =>
-    fetchAttachment(path, { timeoutMs: options.timeoutMs ?? 5000, maxBytes: options.maxBytes ?? 1024 * 1024, allowed: options.allowed, lookup: options.lookup });
+    fetchAttachment(path, {
+      timeoutMs: options.timeoutMs ?? 5000,
+      maxBytes: options.maxBytes ?? 1024 * 1024,
+      allowed: options.allowed,
+      lookup: options.lookup,
+    });
 
   describe('hosts resolving to private addresses', () => {
     it('refuses a hostname that resolves to loopback when nothing is allowlisted, permanently and without connecting', async () => {
@@ -176,7 +181,9 @@ describe('fetchAttachment (SSRF guard)', () => {
     });
 
     it('gives up, permanently, after more redirects than that', async () => {
-      const error = await failure(fetchWith(`http://cdn.example.test:${port}/hop/${MAX_ATTACHMENT_REDIRECTS + 1}`, { lookup: cdn(), allowed: allow127 }));
+      const error = await failure(
+        fetchWith(`http://cdn.example.test:${port}/hop/${MAX_ATTACHMENT_REDIRECTS + 1}`, { lookup: cdn(), allowed: allow127 }),
+      );
       expect(error.permanent).toBe(true);
       expect(error.message).toBe(`Attachment http://cdn.example.test:${port}/hop/4 could not be fetched: more than 3 redirects.`);
       expect(seen).toHaveLength(MAX_ATTACHMENT_REDIRECTS + 1);
@@ -196,7 +203,12 @@ describe('fetchAttachment (SSRF guard)', () => {
 
     it('refuses redirects to metadata and loopback literals, and to other schemes', async () => {
       const to = (target: string, status = 302) =>
-        failure(fetchWith(`http://cdn.example.test:${port}/redirect?status=${status}&to=${encodeURIComponent(target)}`, { lookup: cdn(), allowed: allow127 }));
+        failure(
+          fetchWith(`http://cdn.example.test:${port}/redirect?status=${status}&to=${encodeURIComponent(target)}`, {
+            lookup: cdn(),
+            allowed: allow127,
+          }),
+        );
       expect((await to('http://169.254.169.254/latest/meta-data/iam/', 303)).message).toContain('points at a private address (169.254.169.254)');
       expect((await to('http://[::1]:8080/admin', 308)).message).toContain('points at a loopback address (::1)');
       expect((await to('http://127.0.0.2/')).message).toContain('points at a loopback address (127.0.0.2)');
@@ -237,8 +249,14 @@ describe('fetchAttachment (SSRF guard)', () => {
     const local = (path: string) => `http://127.0.0.1:${port}${path}`;
 
     it('404 is permanent; 503 and 429 are transient; refused connections are transient', async () => {
-      expect(await failure(fetchWith(local('/missing'), { allowed: LOOPBACK }))).toMatchObject({ permanent: true, message: expect.stringContaining('HTTP 404') });
-      expect(await failure(fetchWith(local('/broken'), { allowed: LOOPBACK }))).toMatchObject({ permanent: false, message: expect.stringContaining('HTTP 503') });
+      expect(await failure(fetchWith(local('/missing'), { allowed: LOOPBACK }))).toMatchObject({
+        permanent: true,
+        message: expect.stringContaining('HTTP 404'),
+      });
+      expect(await failure(fetchWith(local('/broken'), { allowed: LOOPBACK }))).toMatchObject({
+        permanent: false,
+        message: expect.stringContaining('HTTP 503'),
+      });
       expect(await failure(fetchWith(local('/busy'), { allowed: LOOPBACK }))).toMatchObject({ permanent: false });
       expect(await failure(fetchWith('http://127.0.0.1:1/x', { allowed: LOOPBACK }))).toMatchObject({ permanent: false });
     });
@@ -249,7 +267,10 @@ describe('fetchAttachment (SSRF guard)', () => {
     });
 
     it('refuses bodies over the cap, announced or not, permanently', async () => {
-      expect(await failure(fetchWith(local('/big'), { allowed: LOOPBACK, maxBytes: 1000 }))).toMatchObject({ permanent: true, message: expect.stringContaining('larger than the 1000 bytes') });
+      expect(await failure(fetchWith(local('/big'), { allowed: LOOPBACK, maxBytes: 1000 }))).toMatchObject({
+        permanent: true,
+        message: expect.stringContaining('larger than the 1000 bytes'),
+      });
       expect(await failure(fetchWith(local('/chunked'), { allowed: LOOPBACK, maxBytes: 1000 }))).toMatchObject({ permanent: true });
       expect((await fetchWith(local('/chunked'), { allowed: LOOPBACK, maxBytes: 1200 })).content).toHaveLength(1200);
     });

@@ -126,7 +126,13 @@ function redirectTarget(original: URL, from: URL, location: string): URL {
  * name mixing public and private records cannot be used to reach inside. `via` starts the
  * refusal message ("Attachment <url>" or "Attachment <url> redirects to <url>, which").
  */
-async function checkedAddress(url: URL, allowed: AddressAllowList, lookup: AttachmentLookup, signal: AbortSignal, via: string): Promise<LookupAddress> {
+async function checkedAddress(
+  url: URL,
+  allowed: AddressAllowList,
+  lookup: AttachmentLookup,
+  signal: AbortSignal,
+  via: string,
+): Promise<LookupAddress> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const family = isIP(host);
   const addresses = family !== 0 ? [{ address: host, family }] : await abortable(lookup(host), signal);

@@ -65,6 +65,8 @@ describe('signDkim', () => {
   });
 
   it('refuses a message without From', async () => {
-    await expect(signDkim(Buffer.from('Subject: Hi\r\n\r\nHello\r\n'), { domainName: 'acme.test', selector: 's1', privateKey })).rejects.toThrow(/without a From/);
+    await expect(signDkim(Buffer.from('Subject: Hi\r\n\r\nHello\r\n'), { domainName: 'acme.test', selector: 's1', privateKey })).rejects.toThrow(
+      /without a From/,
+    );
   });
 });

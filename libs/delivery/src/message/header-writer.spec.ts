@@ -10,7 +10,10 @@ const readBack = (folded: string): Promise<string> => decoded(folded.slice(folde
 const lines = (folded: string): string[] => folded.split('\r\n');
 const longest = (folded: string): number => Math.max(...lines(folded).map((l) => Buffer.byteLength(l)));
 /** Every line after the first starts with whitespace: a fold, not a new field. */
-const foldsOnly = (folded: string): boolean => lines(folded).slice(1).every((l) => /^[ \t]/.test(l));
+const foldsOnly = (folded: string): boolean =>
+  lines(folded)
+    .slice(1)
+    .every((l) => /^[ \t]/.test(l));
 
 const SUBJECT_PLAIN_MAX = 77;
 
@@ -22,7 +25,14 @@ describe('field', () => {
     expect(foldsOnly(folded)).toBe(true);
     expect(await readBack(folded)).toBe(subject);
     // RFC 2047 §2: no encoded word is longer than 75 characters
-    expect(Math.max(...folded.split(/\s+/).slice(1).map((w) => w.length))).toBeLessThanOrEqual(75);
+    expect(
+      Math.max(
+        ...folded
+          .split(/\s+/)
+          .slice(1)
+          .map((w) => w.length),
+      ),
+    ).toBeLessThanOrEqual(75);
   });
 
   it('encodes only the words that need it, keeps spaces, and never splits a character between words', async () => {

@@ -58,7 +58,7 @@ export function field(name: string, value: string, plainMax?: number): string {
   const words = [...value.replace(/\r\n|\r|\n/g, ' ').matchAll(/( *)([^ ]+)/g)].map((m) => ({ space: m[1], text: m[2] }));
   if (words.length === 0) return `${name}: `;
   const out = new FoldedLines(`${name}:`);
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     const space = i === 0 ? ` ${words[0].space}` : words[i].space;
     if (!encoded(words[i].text)) {
       out.add(space, words[i].text);

@@ -114,7 +114,11 @@ function withHeaders(composed: Buffer, lines: string[]): Buffer {
   const head = composed.subarray(0, end).toString('latin1');
   const content = head.split(/\r\n(?![ \t])/).filter((f) => /^content-/i.test(f));
   // writeHeaders' lines may hold UTF-8 (an SMTPUTF8 local part); nodemailer's fields are ASCII
-  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'utf8'), Buffer.from(content.map((f) => `\r\n${f}`).join(''), 'latin1'), composed.subarray(end)]);
+  return Buffer.concat([
+    Buffer.from(lines.join('\r\n'), 'utf8'),
+    Buffer.from(content.map((f) => `\r\n${f}`).join(''), 'latin1'),
+    composed.subarray(end),
+  ]);
 }
 
 /**

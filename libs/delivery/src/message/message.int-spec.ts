@@ -102,7 +102,9 @@ describe('buildMessage + signDkim, verified by mailauth', () => {
     expect(result.dmarc && result.dmarc.status.result).toBe('pass');
     const signature = /^DKIM-Signature:[^]*?(?=\r\n\S)/.exec(signed.toString())?.[0] ?? '';
     const h = /\bh=([^;]+);/.exec(signature.replace(/\r\n\s+/g, ''))?.[1].split(':') ?? [];
-    expect(h).toEqual(expect.arrayContaining(['from', 'to', 'cc', 'reply-to', 'subject', 'date', 'message-id', 'list-unsubscribe', 'list-unsubscribe-post']));
+    expect(h).toEqual(
+      expect.arrayContaining(['from', 'to', 'cc', 'reply-to', 'subject', 'date', 'message-id', 'list-unsubscribe', 'list-unsubscribe-post']),
+    );
   });
 
   it('writes the headers Herald owns and passes the customer ones through', async () => {
@@ -144,9 +146,11 @@ describe('buildMessage + signDkim, verified by mailauth', () => {
 
   it('refuses invalid URLs permanently, unreachable hosts transiently and oversized downloads permanently', async () => {
     const attempt = (path: string, maxBytes?: number): Promise<unknown> =>
-      buildMessage(email({ attachments: [{ filename: 'x', contentType: null, contentId: null, content: null, path }] }), { maxBytes, fetchTimeoutMs: 2000, allowedAddresses: LOOPBACK }).catch(
-        (e: unknown) => e,
-      );
+      buildMessage(email({ attachments: [{ filename: 'x', contentType: null, contentId: null, content: null, path }] }), {
+        maxBytes,
+        fetchTimeoutMs: 2000,
+        allowedAddresses: LOOPBACK,
+      }).catch((e: unknown) => e);
     expect(await attempt('file:///etc/passwd')).toMatchObject({ name: 'MessageBuildError', permanent: true });
     expect(await attempt('not a url')).toMatchObject({ name: 'MessageBuildError', permanent: true });
     expect(await attempt('http://127.0.0.1:1/x')).toMatchObject({ name: 'MessageBuildError', permanent: false });

@@ -37,7 +37,15 @@ const seen = (p: ParsedMail) => ({
 });
 
 async function viaComposer(m: SimpleMessage): Promise<ParsedMail> {
-  const raw = await new MailComposer({ ...m, cc: m.cc ?? undefined, replyTo: m.replyTo ?? undefined, html: m.html ?? undefined, text: m.text ?? undefined }).compile().build();
+  const raw = await new MailComposer({
+    ...m,
+    cc: m.cc ?? undefined,
+    replyTo: m.replyTo ?? undefined,
+    html: m.html ?? undefined,
+    text: m.text ?? undefined,
+  })
+    .compile()
+    .build();
   return simpleParser(raw);
 }
 

@@ -31,7 +31,12 @@ export function returnPathAddress(emailId: string, returnPathDomain: string, key
  * Only the exact format is accepted, no subaddress tails.
  */
 export function parseReturnPath(address: string, key: Buffer): string | null {
-  const match = ADDRESS.exec(address.trim().replace(/^<(.*)>$/, '$1').toLowerCase());
+  const match = ADDRESS.exec(
+    address
+      .trim()
+      .replace(/^<(.*)>$/, '$1')
+      .toLowerCase(),
+  );
   if (!match) return null;
   const [, hex, given] = match;
   const expected = Buffer.from(tag(hex, key));

@@ -2,7 +2,8 @@ import { DestinationHealth } from './destination-health';
 
 describe('DestinationHealth', () => {
   let now: number;
-  const health = () => new DestinationHealth('mx.example.test', { failuresBeforeBackoff: 3, backoffInitialMs: 1_000, backoffMaxMs: 5_000 }, () => now);
+  const health = () =>
+    new DestinationHealth('mx.example.test', { failuresBeforeBackoff: 3, backoffInitialMs: 1_000, backoffMaxMs: 5_000 }, () => now);
   beforeEach(() => (now = 1_000_000));
 
   it('suspends after the threshold of consecutive failures, naming the last one; a success in between starts the count again', () => {

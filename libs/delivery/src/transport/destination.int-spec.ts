@@ -57,7 +57,10 @@ describe('Destination: dead-destination memory and waiting jobs', () => {
     sink = await MxSink.start({ host: '127.0.0.2', port, starttls: false });
   });
   beforeEach(() => {
-    dns.clear().set('example.test', 'MX', [{ exchange: 'mx.example.test', priority: 10 }]).set('mx.example.test', 'A', ['127.0.0.2']);
+    dns
+      .clear()
+      .set('example.test', 'MX', [{ exchange: 'mx.example.test', priority: 10 }])
+      .set('mx.example.test', 'A', ['127.0.0.2']);
     sink.reset();
   });
   afterEach(async () => {
@@ -82,7 +85,9 @@ describe('Destination: dead-destination memory and waiting jobs', () => {
     expect(later).toEqual({
       kind: 'deferred',
       mx: null,
-      response: expect.stringMatching(/^451 4\.4\.1 Herald: mx\.example\.test in back-off until .* after 3 consecutive failures; last: mx\.example\.test: 421 4\.3\.2/),
+      response: expect.stringMatching(
+        /^451 4\.4\.1 Herald: mx\.example\.test in back-off until .* after 3 consecutive failures; last: mx\.example\.test: 421 4\.3\.2/,
+      ),
       notBefore: expect.any(Date),
     });
     const notBefore = (later as { notBefore: Date }).notBefore.getTime();
@@ -116,7 +121,11 @@ describe('Destination: dead-destination memory and waiting jobs', () => {
     expect(await outcome(probe)).toMatchObject({ kind: 'deferred', mx: 'mx.example.test', response: expect.stringMatching(/greeting/i) });
     for (const delivery of queued) {
       const deferred = await outcome(delivery);
-      expect(deferred).toMatchObject({ kind: 'deferred', mx: null, response: expect.stringMatching(/back-off .* after 4 consecutive failures; last: .*greeting/i) });
+      expect(deferred).toMatchObject({
+        kind: 'deferred',
+        mx: null,
+        response: expect.stringMatching(/back-off .* after 4 consecutive failures; last: .*greeting/i),
+      });
       // The greeting timeout (500 ms) passed before the probe failed; the back-off doubled from there.
       expect((deferred as { notBefore: Date }).notBefore.getTime()).toBeGreaterThanOrEqual(probedAt + 500 + 2 * BACKOFF_MS);
     }

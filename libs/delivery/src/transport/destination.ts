@@ -51,7 +51,12 @@ type Waiting = { job: DeliveryJob; hosts: MxHost[]; resolve: (results: Recipient
 export const handBack = (job: DeliveryJob): RecipientResult[] => deferAll(job, SHUTDOWN_REPLY, null, { notAttempted: true });
 
 /** Every recipient of a job gets the same `deferred` outcome. */
-export function deferAll(job: DeliveryJob, response: string, mx: string | null, extra: { notAttempted?: true; notBefore?: Date } = {}): RecipientResult[] {
+export function deferAll(
+  job: DeliveryJob,
+  response: string,
+  mx: string | null,
+  extra: { notAttempted?: true; notBefore?: Date } = {},
+): RecipientResult[] {
   const outcome: RecipientOutcome = { kind: 'deferred', response, mx, ...extra };
   return job.recipients.map((recipient) => ({ recipient, outcome }));
 }

@@ -31,7 +31,11 @@ describe('MxResolver', () => {
 
   it('shuffles hosts of equal preference', async () => {
     const names = ['a', 'b', 'c', 'd'].map((n) => `${n}.mx.test`);
-    dns.set('example.test', 'MX', names.map((exchange) => ({ exchange, priority: 10 })));
+    dns.set(
+      'example.test',
+      'MX',
+      names.map((exchange) => ({ exchange, priority: 10 })),
+    );
     for (const name of names) dns.set(name, 'A', ['127.0.0.2']);
     const r = resolver(60_000);
     const firsts = new Set<string>();

@@ -46,7 +46,11 @@ describe('SmtpTransmitter', () => {
   const outcomes = (results: RecipientResult[]): Record<string, RecipientOutcome> =>
     Object.fromEntries(results.map((r) => [r.recipient.split('@')[0], r.outcome]));
   const mx = (domain: string, ...hosts: [string, number][]) =>
-    dns.set(domain, 'MX', hosts.map(([exchange, priority]) => ({ exchange, priority })));
+    dns.set(
+      domain,
+      'MX',
+      hosts.map(([exchange, priority]) => ({ exchange, priority })),
+    );
 
   beforeAll(async () => {
     dns = await TestDnsServer.start();
@@ -57,7 +61,8 @@ describe('SmtpTransmitter', () => {
     stalled = await MxSink.start({ host: '127.0.0.5', port });
   });
   beforeEach(() => {
-    dns.clear()
+    dns
+      .clear()
       .set('mx1.example.test', 'A', ['127.0.0.2'])
       .set('mx2.example.test', 'A', ['127.0.0.3'])
       .set('plain.example.test', 'A', ['127.0.0.4'])
@@ -77,7 +82,10 @@ describe('SmtpTransmitter', () => {
   it('delivers to the most preferred MX over STARTTLS, naming the MX and the final reply', async () => {
     mx('example.test', ['mx2.example.test', 20], ['mx1.example.test', 10]);
     const [result] = await transmitter().deliver(job('example.test'));
-    expect(result).toEqual({ recipient: 'rcpt@example.test', outcome: { kind: 'delivered', mx: 'mx1.example.test', response: expect.stringMatching(/^250 /) } });
+    expect(result).toEqual({
+      recipient: 'rcpt@example.test',
+      outcome: { kind: 'delivered', mx: 'mx1.example.test', response: expect.stringMatching(/^250 /) },
+    });
     expect(primary.messages).toHaveLength(1);
     expect(primary.messages[0]).toMatchObject({
       envelopeFrom: 'bounce+em_1@herald.test',
@@ -230,7 +238,10 @@ describe('SmtpTransmitter', () => {
     dns.set('flaky.example.test', 'A', [DEAD]);
     const t = transmitter({ backoffInitialMs: 300 });
     for (let i = 0; i < 3; i++) {
-      expect((await t.deliver(job('example.test')))[0].outcome).toMatchObject({ kind: 'deferred', response: expect.stringMatching(/ECONNREFUSED|refused/i) });
+      expect((await t.deliver(job('example.test')))[0].outcome).toMatchObject({
+        kind: 'deferred',
+        response: expect.stringMatching(/ECONNREFUSED|refused/i),
+      });
     }
     dns.set('flaky.example.test', 'A', ['127.0.0.2']);
     const [down] = await t.deliver(job('example.test'));

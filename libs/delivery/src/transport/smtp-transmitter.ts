@@ -95,7 +95,12 @@ export class SmtpTransmitter implements Transmitter {
       case 'null-mx':
         return bounceAll(
           job,
-          heraldBounce('Permanent', 'General', 'The recipient domain accepts no email (null MX).', `smtp; 556 5.1.10 ${job.domain} publishes a null MX (RFC 7505)`),
+          heraldBounce(
+            'Permanent',
+            'General',
+            'The recipient domain accepts no email (null MX).',
+            `smtp; 556 5.1.10 ${job.domain} publishes a null MX (RFC 7505)`,
+          ),
         );
       case 'no-domain':
         return bounceAll(

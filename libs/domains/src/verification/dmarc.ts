@@ -38,15 +38,45 @@ export function parseDmarc(text: string): DmarcRecord | null {
  * common multi-label suffixes, and any other name's organizational domain is its last two labels.
  */
 const MULTI_LABEL_SUFFIXES = new Set([
-  'co.uk', 'org.uk', 'ac.uk', 'gov.uk', 'me.uk', 'ltd.uk', 'plc.uk',
-  'com.au', 'net.au', 'org.au', 'edu.au', 'gov.au',
-  'co.nz', 'org.nz', 'net.nz',
-  'co.jp', 'ne.jp', 'or.jp', 'ac.jp', 'go.jp',
-  'com.br', 'net.br', 'org.br',
-  'com.cn', 'net.cn', 'org.cn',
-  'co.in', 'net.in', 'org.in',
-  'co.za', 'org.za',
-  'com.mx', 'com.ar', 'com.tr', 'com.sg', 'com.hk', 'com.tw', 'co.kr', 'co.il',
+  'co.uk',
+  'org.uk',
+  'ac.uk',
+  'gov.uk',
+  'me.uk',
+  'ltd.uk',
+  'plc.uk',
+  'com.au',
+  'net.au',
+  'org.au',
+  'edu.au',
+  'gov.au',
+  'co.nz',
+  'org.nz',
+  'net.nz',
+  'co.jp',
+  'ne.jp',
+  'or.jp',
+  'ac.jp',
+  'go.jp',
+  'com.br',
+  'net.br',
+  'org.br',
+  'com.cn',
+  'net.cn',
+  'org.cn',
+  'co.in',
+  'net.in',
+  'org.in',
+  'co.za',
+  'org.za',
+  'com.mx',
+  'com.ar',
+  'com.tr',
+  'com.sg',
+  'com.hk',
+  'com.tw',
+  'co.kr',
+  'co.il',
 ]);
 
 /** The organizational domain of a name (simplified; see MULTI_LABEL_SUFFIXES). */
@@ -82,8 +112,7 @@ export class DmarcInspector {
     // A subdomain covered by its organization's record gets `sp=`, falling back to `p=` (§6.3).
     const policy = found && own.kind !== 'found' ? (found.subdomainPolicy ?? found.policy) : (found?.policy ?? null);
     const aspf = found?.aspf ?? 'r';
-    const spfAligned =
-      aspf === 's' ? sameHost(returnPathHost, domain) : organizationalDomain(returnPathHost) === organizationalDomain(domain);
+    const spfAligned = aspf === 's' ? sameHost(returnPathHost, domain) : organizationalDomain(returnPathHost) === organizationalDomain(domain);
     return {
       kind: 'report',
       report: {

@@ -12,10 +12,7 @@ export interface MxAnswer {
  * not exist; NODATA: it exists without records of that type), or no usable answer (timeout,
  * SERVFAIL, refused, unreachable server).
  */
-export type DnsOutcome<T> =
-  | { kind: 'answer'; values: T[] }
-  | { kind: 'nxdomain' | 'nodata' }
-  | { kind: 'timeout' | 'error'; message: string };
+export type DnsOutcome<T> = { kind: 'answer'; values: T[] } | { kind: 'nxdomain' | 'nodata' } | { kind: 'timeout' | 'error'; message: string };
 
 /** A resolver attempt gets a third of the budget; c-ares doubles it for the retry, so both fit. */
 const TRIES = 2;

@@ -29,7 +29,12 @@ export class DomainChecksRepository {
         [now, limit],
       );
       const due = rows.map(toDomain);
-      if (due.length) await this.setNextCheck(due.map((d) => d.id), leaseUntil, m);
+      if (due.length)
+        await this.setNextCheck(
+          due.map((d) => d.id),
+          leaseUntil,
+          m,
+        );
       return due;
     });
   }

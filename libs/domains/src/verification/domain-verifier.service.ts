@@ -122,7 +122,15 @@ export class DomainVerifier {
   private outcome(domain: Domain, previousStatus: DomainStatus, result: VerificationResult, now: Date): VerificationOutcome {
     const nextCheckAt = result.nextCheckAt ?? now;
     return {
-      domain: { ...domain, status: result.status, records: result.records, dmarc: result.dmarc, verifiedAt: result.verifiedAt, lastCheckedAt: now, nextCheckAt },
+      domain: {
+        ...domain,
+        status: result.status,
+        records: result.records,
+        dmarc: result.dmarc,
+        verifiedAt: result.verifiedAt,
+        lastCheckedAt: now,
+        nextCheckAt,
+      },
       previousStatus,
       status: result.status,
       changed: result.status !== previousStatus,

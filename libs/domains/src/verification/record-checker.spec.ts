@@ -59,14 +59,24 @@ describe('RecordChecker (against a local DNS server)', () => {
       expect(await checker.check(dkim, DOMAIN, 'pending')).toEqual({ status: 'pending', observed: [], problem: `${host} does not exist (NXDOMAIN)` });
       expect(await checker.check(dkim, DOMAIN, 'failed')).toMatchObject({ status: 'failed' });
       server.set(host, 'TXT', ['not a key']);
-      expect(await checker.check(dkim, DOMAIN, 'pending')).toMatchObject({ status: 'pending', observed: ['not a key'], problem: expect.stringContaining('no DKIM key record') });
+      expect(await checker.check(dkim, DOMAIN, 'pending')).toMatchObject({
+        status: 'pending',
+        observed: ['not a key'],
+        problem: expect.stringContaining('no DKIM key record'),
+      });
     });
 
     it('reports a timeout or SERVFAIL as a temporary failure', async () => {
       server.stall(host);
-      expect(await checker.check(dkim, DOMAIN, 'failed')).toMatchObject({ status: 'temporary_failure', problem: expect.stringContaining('DNS lookup failed') });
+      expect(await checker.check(dkim, DOMAIN, 'failed')).toMatchObject({
+        status: 'temporary_failure',
+        problem: expect.stringContaining('DNS lookup failed'),
+      });
       server.clear().servfail(host);
-      expect(await checker.check(dkim, DOMAIN, 'failed')).toMatchObject({ status: 'temporary_failure', problem: expect.stringContaining('SERVFAIL') });
+      expect(await checker.check(dkim, DOMAIN, 'failed')).toMatchObject({
+        status: 'temporary_failure',
+        problem: expect.stringContaining('SERVFAIL'),
+      });
     });
   });
 

@@ -123,7 +123,11 @@ export class RecordChecker {
     const best = Math.min(...answer.values.map((mx) => mx.priority));
     if (Math.min(...ours.map((mx) => mx.priority)) > best) {
       const other = answer.values.find((mx) => mx.priority === best)!;
-      return { kind: 'contradicting', observed, problem: `${other.exchange} (priority ${best}) is preferred over ${expectedHost}: bounces would go there` };
+      return {
+        kind: 'contradicting',
+        observed,
+        problem: `${other.exchange} (priority ${best}) is preferred over ${expectedHost}: bounces would go there`,
+      };
     }
     return { kind: 'verified', observed };
   }
@@ -148,7 +152,8 @@ export class RecordChecker {
     if (records.length > 1) {
       return { kind: 'contradicting', observed, problem: `more than one DMARC record at ${host} (RFC 7489 §6.6.3: none applies)` };
     }
-    if (!parseDmarc(records[0])?.policy) return { kind: 'contradicting', observed, problem: 'DMARC record has no valid p= (none, quarantine or reject)' };
+    if (!parseDmarc(records[0])?.policy)
+      return { kind: 'contradicting', observed, problem: 'DMARC record has no valid p= (none, quarantine or reject)' };
     return { kind: 'verified', observed };
   }
 

@@ -65,27 +65,21 @@ function attachmentShape(field: string) {
   const rule = (name: string, detail: string) => `Invalid \`${field}.${name}\` field. ${detail}`;
   return z
     .object(
-    {
-      content: documentedAs(z.unknown().optional(), CONTENT_FORMS),
-      filename: text('filename')
-        .refine((v) => !v || !CONTROL.test(v), rule('filename', 'It must not contain control characters.'))
-        .meta({ example: 'invoice.pdf' }),
-      path: text('path').meta({ format: 'uri', description: 'An http(s) URL Herald fetches the file from.' }),
-      content_type: text('content_type')
-        .refine((v) => !v || MIME_TYPE.test(v.trim()), rule('content_type', 'It must be a MIME type such as `application/pdf`.'))
-        .meta({ description: 'Guessed from the filename when absent.', example: 'application/pdf' }),
-      content_id: text('content_id')
-        .refine(
-          (v) => !v || v.length <= MAX_CONTENT_ID,
-          rule('content_id', `It must be less than ${MAX_CONTENT_ID + 1} characters.`),
-        )
-        .refine(
-          (v) => !v || CONTENT_ID.test(v),
-          rule('content_id', 'It must not contain spaces, angle brackets, control or non-ASCII characters.'),
-        )
-        .meta({ maxLength: MAX_CONTENT_ID, description: 'Makes the attachment inline, referenced as `cid:<content_id>`.' }),
-    },
-    { error: mustBe(field, 'an object with a `content` or `path`') },
+      {
+        content: documentedAs(z.unknown().optional(), CONTENT_FORMS),
+        filename: text('filename')
+          .refine((v) => !v || !CONTROL.test(v), rule('filename', 'It must not contain control characters.'))
+          .meta({ example: 'invoice.pdf' }),
+        path: text('path').meta({ format: 'uri', description: 'An http(s) URL Herald fetches the file from.' }),
+        content_type: text('content_type')
+          .refine((v) => !v || MIME_TYPE.test(v.trim()), rule('content_type', 'It must be a MIME type such as `application/pdf`.'))
+          .meta({ description: 'Guessed from the filename when absent.', example: 'application/pdf' }),
+        content_id: text('content_id')
+          .refine((v) => !v || v.length <= MAX_CONTENT_ID, rule('content_id', `It must be less than ${MAX_CONTENT_ID + 1} characters.`))
+          .refine((v) => !v || CONTENT_ID.test(v), rule('content_id', 'It must not contain spaces, angle brackets, control or non-ASCII characters.'))
+          .meta({ maxLength: MAX_CONTENT_ID, description: 'Makes the attachment inline, referenced as `cid:<content_id>`.' }),
+      },
+      { error: mustBe(field, 'an object with a `content` or `path`') },
     )
     .meta({ description: 'Exactly one of `content` and `path`.' });
 }

@@ -45,9 +45,7 @@ describe('custom headers', () => {
     ['bcc', 'bcc'],
     ['Reply-To', 'reply_to'],
   ])('refuses %s, pointing to the `%s` field', (name, field) => {
-    expect(errorOf(withHeaders({ [name]: 'x' }))).toEqual(
-      invalid(`The \`${name}\` header is set by Herald; use the \`${field}\` field instead.`),
-    );
+    expect(errorOf(withHeaders({ [name]: 'x' }))).toEqual(invalid(`The \`${name}\` header is set by Herald; use the \`${field}\` field instead.`));
   });
 
   it.each(['Date', 'message-id', 'Content-Type', 'MIME-Version', 'Content-Transfer-Encoding', 'DKIM-Signature', 'Return-Path'])(

@@ -17,11 +17,7 @@ export const updateEmailBody = (limits: SendLimits, now: Date) =>
     }),
   ).meta({ example: { scheduled_at: 'in 2 hours' } });
 
-export function validateUpdateEmailRequest(
-  body: unknown,
-  limits: SendLimits,
-  now: Date = new Date(),
-): Validated<{ scheduledAt: Date }> {
+export function validateUpdateEmailRequest(body: unknown, limits: SendLimits, now: Date = new Date()): Validated<{ scheduledAt: Date }> {
   const parsed = fromZod(updateEmailBody(limits, now).safeParse(body));
   return parsed.ok ? accept({ scheduledAt: parsed.value.scheduled_at }) : parsed;
 }

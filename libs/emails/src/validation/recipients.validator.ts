@@ -25,9 +25,18 @@ export const fromSchema = z
  * Resend's messages; the schema states them too. A required list (`to`) is checked present first.
  */
 export const addressListSchema = (field: string, max: number, { required = false } = {}) => {
-  const list = z.union([z.string().meta({ example: 'jane@example.com' }), z.array(z.string()).min(required ? 1 : 0).max(max)], {
-    error: mustBe(field, 'a `string` or an array of strings'),
-  });
+  const list = z.union(
+    [
+      z.string().meta({ example: 'jane@example.com' }),
+      z
+        .array(z.string())
+        .min(required ? 1 : 0)
+        .max(max),
+    ],
+    {
+      error: mustBe(field, 'a `string` or an array of strings'),
+    },
+  );
   const input: z.ZodType<string | string[] | null | undefined> = required ? list : list.nullish();
   return input.transform((value, ctx): AddressList => {
     const given = (value === null || value === undefined ? [] : typeof value === 'string' ? [value] : value).map((v) => v.trim());

@@ -30,7 +30,7 @@ describe('requestHash', () => {
         ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
         : value;
     let seed = 7;
-    const random = (n: number) => ((seed = (seed * 16807) % 2147483647) % n);
+    const random = (n: number) => (seed = (seed * 16807) % 2147483647) % n;
     const value = (depth: number): unknown => {
       const kind = depth > 4 ? random(4) : random(7);
       if (kind === 0) return random(1000) - 500;
@@ -42,7 +42,9 @@ describe('requestHash', () => {
     };
     for (let i = 0; i < 500; i++) {
       const body = value(0);
-      const expected = createHash('sha256').update(JSON.stringify(body, sorted) ?? 'null').digest('hex');
+      const expected = createHash('sha256')
+        .update(JSON.stringify(body, sorted) ?? 'null')
+        .digest('hex');
       expect(requestHash(body)).toBe(expected);
     }
   });
@@ -55,7 +57,9 @@ describe('requestHash', () => {
   it('hashes a body nested 100,000 deep without recursion', () => {
     const depth = 100_000;
     const arrays = JSON.parse(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`) as unknown;
-    const expectedArrays = createHash('sha256').update(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`).digest('hex');
+    const expectedArrays = createHash('sha256')
+      .update(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`)
+      .digest('hex');
     expect(requestHash(arrays)).toBe(expectedArrays);
     const objects = JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`) as unknown;
     expect(requestHash(objects)).toMatch(/^[0-9a-f]{64}$/);

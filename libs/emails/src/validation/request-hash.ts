@@ -6,7 +6,9 @@ import { createHash } from 'node:crypto';
  * array order kept, values as JSON.stringify writes them, `undefined` members dropped).
  */
 export function requestHash(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body) ?? 'null').digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(body) ?? 'null')
+    .digest('hex');
 }
 
 /** A piece of output: text written as is, or a value (already through toJSON) still to write. */

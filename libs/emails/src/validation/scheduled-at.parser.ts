@@ -17,29 +17,43 @@ import { accept, reject, type Validated } from './validation.types';
 const PAST_TOLERANCE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 const RELATIVE = /^in\s+(?:(\d{1,6})\s*|(?:an?|one)\s+)([a-z]+)$/;
 const DAY_AT = /^(today|tomorrow)\s+(?:at\s+)?(?:(noon|midnight)|(\d{1,2})(?::(\d{2}))?\s*(am|pm)?)$/;
 // A Map, not an object literal: "in 1 constructor" must not find Object.prototype.
-const UNIT_MS = new Map<string, number>(Object.entries({
-  s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
-  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
-  h: 3_600_000, hr: 3_600_000, hrs: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-  d: DAY_MS, day: DAY_MS, days: DAY_MS,
-  w: 7 * DAY_MS, week: 7 * DAY_MS, weeks: 7 * DAY_MS,
-}));
+const UNIT_MS = new Map<string, number>(
+  Object.entries({
+    s: 1000,
+    sec: 1000,
+    secs: 1000,
+    second: 1000,
+    seconds: 1000,
+    m: 60_000,
+    min: 60_000,
+    mins: 60_000,
+    minute: 60_000,
+    minutes: 60_000,
+    h: 3_600_000,
+    hr: 3_600_000,
+    hrs: 3_600_000,
+    hour: 3_600_000,
+    hours: 3_600_000,
+    d: DAY_MS,
+    day: DAY_MS,
+    days: DAY_MS,
+    w: 7 * DAY_MS,
+    week: 7 * DAY_MS,
+    weeks: 7 * DAY_MS,
+  }),
+);
 
-const invalid = (detail: string): Validated<never> =>
-  reject(new HeraldError('validation_error', `Invalid \`scheduled_at\` field. ${detail}`));
+const invalid = (detail: string): Validated<never> => reject(new HeraldError('validation_error', `Invalid \`scheduled_at\` field. ${detail}`));
 
 export function parseScheduledAt(value: unknown, now: Date, maxDays: number): Validated<Date> {
   const text = typeof value === 'string' ? value.trim().toLowerCase().replace(/\s+/g, ' ') : null;
   const date = text === null ? null : text === 'now' ? new Date(now) : (parseIso(text) ?? parseNatural(text, now));
   if (date === null || Number.isNaN(date.getTime())) {
-    return invalid(
-      'Use an ISO 8601 date such as `2026-08-05T11:52:01.858Z` or natural language such as `in 1 min` or `tomorrow at 9am`.',
-    );
+    return invalid('Use an ISO 8601 date such as `2026-08-05T11:52:01.858Z` or natural language such as `in 1 min` or `tomorrow at 9am`.');
   }
   if (date.getTime() < now.getTime() - PAST_TOLERANCE_MS) return invalid('The date must be in the future.');
   if (date.getTime() > now.getTime() + maxDays * DAY_MS) {
@@ -52,7 +66,12 @@ function parseIso(text: string): Date | null {
   const m = ISO.exec(text);
   if (!m) return null;
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((p) => Number(p ?? 0)) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
   const offset = parseOffset(m[8]);
@@ -87,9 +106,7 @@ function parseNatural(text: string, now: Date): Date | null {
   const time = clockTime(dayAt[2], dayAt[3], dayAt[4], dayAt[5]);
   if (time === null) return null;
   const dayOffset = dayAt[1] === 'tomorrow' ? 1 : 0;
-  return new Date(
-    Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + dayOffset, time.hour, time.minute),
-  );
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + dayOffset, time.hour, time.minute));
 }
 
 function clockTime(

@@ -92,10 +92,13 @@ function build(limits: SendLimits, context: SendContext) {
     `\`to\`, \`cc\` and \`bcc\`; the whole email, base64-encoded attachments included, at most ${mb} MB ` +
     `(${limits.maxEmailBytes} bytes). Unknown fields are ignored; \`template\` and \`topic_id\` are not supported yet.`;
   return jsonBody(
-    checkedFirst((body, ctx) => {
-      const problem = firstProblem(body as Record<string, unknown>, limits, context);
-      if (problem) fail(ctx, problem.message, problem.code);
-    }, fields(limits, context)),
+    checkedFirst(
+      (body, ctx) => {
+        const problem = firstProblem(body as Record<string, unknown>, limits, context);
+        if (problem) fail(ctx, problem.message, problem.code);
+      },
+      fields(limits, context),
+    ),
   ).meta(
     context === 'email'
       ? { description, example: EXAMPLE }
@@ -118,16 +121,13 @@ export function sendEmailSchema(limits: SendLimits, context: SendContext) {
  * the batch email schema.
  */
 export function batchRequestSchema<S extends z.ZodType>(limits: SendLimits, item: S) {
-  return checkedFirst(
-    (body, ctx) => {
-      if (!Array.isArray(body)) fail(ctx, 'The request body must be an array of emails.');
-      else if (body.length === 0) fail(ctx, 'The request body must contain at least one email.');
-      else if (body.length > limits.maxBatchSize) {
-        fail(ctx, `The request body must not contain more than ${limits.maxBatchSize} emails (it has ${body.length}).`);
-      }
-    },
-    z.array(item).min(1).max(limits.maxBatchSize),
-  ).meta({ description: `1 to ${limits.maxBatchSize} emails, without attachments.` });
+  return checkedFirst((body, ctx) => {
+    if (!Array.isArray(body)) fail(ctx, 'The request body must be an array of emails.');
+    else if (body.length === 0) fail(ctx, 'The request body must contain at least one email.');
+    else if (body.length > limits.maxBatchSize) {
+      fail(ctx, `The request body must not contain more than ${limits.maxBatchSize} emails (it has ${body.length}).`);
+    }
+  }, z.array(item).min(1).max(limits.maxBatchSize)).meta({ description: `1 to ${limits.maxBatchSize} emails, without attachments.` });
 }
 
 function missingMessage(names: readonly string[]): string {

@@ -36,15 +36,15 @@ describe('validateSendRequest: body and required fields', () => {
     expect(valueOf(send(validEmail({ html: '', text: 'Hi' })))).toMatchObject({ html: null, text: 'Hi' });
   });
 
-  it.each([['template', { id: 'welcome' }], ['topic_id', 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e']])(
-    'refuses `%s`, which Herald does not support yet',
-    (field, value) => {
-      expect(errorOf(send(validEmail({ [field]: value })))).toEqual({
-        code: 'validation_error',
-        message: `The \`${field}\` field is not supported yet.`,
-      });
-    },
-  );
+  it.each([
+    ['template', { id: 'welcome' }],
+    ['topic_id', 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e'],
+  ])('refuses `%s`, which Herald does not support yet', (field, value) => {
+    expect(errorOf(send(validEmail({ [field]: value })))).toEqual({
+      code: 'validation_error',
+      message: `The \`${field}\` field is not supported yet.`,
+    });
+  });
 
   it('ignores unknown fields and null optional ones', () => {
     const email = valueOf(send(validEmail({ react: '<Email/>', region: 'eu-west-1', cc: null, tags: null, headers: null })));
@@ -176,7 +176,9 @@ describe('validateSendRequest: subject, bodies, schedule', () => {
 describe('validateSendRequest: size', () => {
   it('measures subject, bodies, headers and base64-encoded attachments', () => {
     const email = valueOf(
-      send(validEmail({ subject: 'Hé', html: '<p>€</p>', text: 'x', headers: { 'X-A': 'b' }, attachments: [{ content: 'AAAA', filename: 'a.bin' }] })),
+      send(
+        validEmail({ subject: 'Hé', html: '<p>€</p>', text: 'x', headers: { 'X-A': 'b' }, attachments: [{ content: 'AAAA', filename: 'a.bin' }] }),
+      ),
     );
     // 'Hé' 3 + '<p>€</p>' 10 + 'x' 1 + 'X-A: b\r\n' 8 + 3 bytes → 4 base64
     expect(email.sizeBytes).toBe(3 + 10 + 1 + 8 + 4);
@@ -188,8 +190,7 @@ describe('validateSendRequest: size', () => {
     const result = validateSendRequest(validEmail({ attachments: [{ content, filename: 'big.bin' }] }), limits, NOW);
     expect(errorOf(result)).toEqual({
       code: 'validation_error',
-      message:
-        'The email must not be larger than 1 MB (1048576 bytes) including base64-encoded `attachments`; this one is 1092282 bytes.',
+      message: 'The email must not be larger than 1 MB (1048576 bytes) including base64-encoded `attachments`; this one is 1092282 bytes.',
     });
     expect(validateSendRequest(validEmail({ html: 'x'.repeat(1024 * 1024) }), limits, NOW).ok).toBe(false);
   });

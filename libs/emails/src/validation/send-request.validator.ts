@@ -26,9 +26,7 @@ export function validateEmail(body: unknown, limits: SendLimits, now: Date, cont
 }
 
 function assemble(fields: Fields, limits: SendLimits, now: Date): Validated<NormalizedEmail> {
-  const scheduled = isAbsent(fields.scheduled_at)
-    ? accept(null)
-    : parseScheduledAt(fields.scheduled_at, now, limits.maxScheduleDays);
+  const scheduled = isAbsent(fields.scheduled_at) ? accept(null) : parseScheduledAt(fields.scheduled_at, now, limits.maxScheduleDays);
   if (!scheduled.ok) return scheduled;
   const email: NormalizedEmail = {
     from: fields.from.given,

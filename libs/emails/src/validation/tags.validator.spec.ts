@@ -6,7 +6,10 @@ const CHARSET = 'Tags should only contain ASCII letters, numbers, underscores, o
 
 describe('tags', () => {
   it('accepts name/value pairs and drops extra keys', () => {
-    const tags = [{ name: 'category', value: 'confirm_email' }, { name: 'user-id', value: 'A-1_b', extra: true }];
+    const tags = [
+      { name: 'category', value: 'confirm_email' },
+      { name: 'user-id', value: 'A-1_b', extra: true },
+    ];
     expect(valueOf(withTags(tags)).tags).toEqual([
       { name: 'category', value: 'confirm_email' },
       { name: 'user-id', value: 'A-1_b' },
@@ -27,7 +30,13 @@ describe('tags', () => {
 
   it.each([
     [[{ name: 'bad tag!', value: 'v' }], `Invalid \`tags[0].name\` field. ${CHARSET}`],
-    [[{ name: 'ok', value: 'v' }, { name: 'ok', value: 'ümlaut' }], `Invalid \`tags[1].value\` field. ${CHARSET}`],
+    [
+      [
+        { name: 'ok', value: 'v' },
+        { name: 'ok', value: 'ümlaut' },
+      ],
+      `Invalid \`tags[1].value\` field. ${CHARSET}`,
+    ],
     [[{ name: 'a.b', value: 'v' }], `Invalid \`tags[0].name\` field. ${CHARSET}`],
     [[{ name: '', value: 'v' }], 'Invalid `tags[0].name` field. It must not be empty.'],
     [[{ name: 'n' }], 'The `tags[0].value` field is required.'],

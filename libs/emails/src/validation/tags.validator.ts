@@ -33,7 +33,10 @@ export const tagsSchema = documentedAs(
   z
     .array(z.unknown(), { error: typeError('an array of `{ name, value }` objects') })
     .max(MAX_TAGS, { error: `The \`tags\` field must not contain more than ${MAX_TAGS} tags.` }),
-  z.array(documentedTag).max(MAX_TAGS).meta({ description: `At most ${MAX_TAGS} tags.` }),
+  z
+    .array(documentedTag)
+    .max(MAX_TAGS)
+    .meta({ description: `At most ${MAX_TAGS} tags.` }),
 )
   .nullish()
   .pipe(z.array(tagSchema).nullish())

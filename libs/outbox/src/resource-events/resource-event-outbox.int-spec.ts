@@ -20,10 +20,13 @@ describe('ResourceEventOutbox (Postgres, NATS)', () => {
   const leftBehind = async (region: string, ageMs: number) => {
     const id = newId();
     const createdAt = new Date(Date.now() - ageMs);
-    await db.query(
-      `INSERT INTO resource_events (id, team_id, region, type, data, created_at) VALUES ($1, $2, $3, 'suppression.added', $4, $5)`,
-      [id, randomUUID(), region, JSON.stringify({ id: randomUUID(), email: 'lost@example.com' }), createdAt],
-    );
+    await db.query(`INSERT INTO resource_events (id, team_id, region, type, data, created_at) VALUES ($1, $2, $3, 'suppression.added', $4, $5)`, [
+      id,
+      randomUUID(),
+      region,
+      JSON.stringify({ id: randomUUID(), email: 'lost@example.com' }),
+      createdAt,
+    ]);
     return { id, createdAt };
   };
 
@@ -42,7 +45,12 @@ describe('ResourceEventOutbox (Postgres, NATS)', () => {
     expect(await outbox.relayOnce()).toBe(1);
     const relayed = (await probe.events(region)).filter((e) => e.id === lost.id);
     expect(relayed).toEqual([
-      expect.objectContaining({ id: lost.id, type: 'suppression.added', created_at: lost.createdAt.toISOString(), data: { id: expect.any(String), email: 'lost@example.com' } }),
+      expect.objectContaining({
+        id: lost.id,
+        type: 'suppression.added',
+        created_at: lost.createdAt.toISOString(),
+        data: { id: expect.any(String), email: 'lost@example.com' },
+      }),
     ]);
     expect(await publishedAt(lost.id)).toBeInstanceOf(Date);
     // Its publisher may still be on it.

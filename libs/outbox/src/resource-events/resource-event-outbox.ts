@@ -36,10 +36,7 @@ export class ResourceEventOutbox implements OnApplicationBootstrap, OnModuleDest
         confirm: (ids) => repository.markPublished(ids),
       },
       // Each region's processes relay that region's rows.
-      [
-        (limit, publish) =>
-          repository.relayDue(region, EVENT_RELAY_AFTER_MS, limit, (events) => publish(events.map((event) => ({ region, event })))),
-      ],
+      [(limit, publish) => repository.relayDue(region, EVENT_RELAY_AFTER_MS, limit, (events) => publish(events.map((event) => ({ region, event }))))],
       outboxTuning(config),
       new Logger(ResourceEventOutbox.name),
     );

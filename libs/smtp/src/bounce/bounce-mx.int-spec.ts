@@ -54,7 +54,11 @@ describe('BounceMx', () => {
     expect(received[0]).toMatchObject({
       envelopeFrom: '',
       remoteAddress: '127.0.0.1',
-      report: { kind: 'dsn', originalMessageId: ORIGINAL_MESSAGE_ID, recipients: [{ recipient: 'jane@example.test', action: 'failed' }, { action: 'delayed' }] },
+      report: {
+        kind: 'dsn',
+        originalMessageId: ORIGINAL_MESSAGE_ID,
+        recipients: [{ recipient: 'jane@example.test', action: 'failed' }, { action: 'delayed' }],
+      },
     });
   });
 
@@ -62,7 +66,10 @@ describe('BounceMx', () => {
     await send([addressA.toUpperCase()], arfComplaint(addressA));
 
     expect(received).toEqual([
-      expect.objectContaining({ emailId: EMAIL_A, report: expect.objectContaining({ kind: 'complaint', feedbackType: 'abuse', recipient: 'jane@example.test' }) }),
+      expect.objectContaining({
+        emailId: EMAIL_A,
+        report: expect.objectContaining({ kind: 'complaint', feedbackType: 'abuse', recipient: 'jane@example.test' }),
+      }),
     ]);
   });
 

@@ -86,7 +86,9 @@ async function receive(stream: SMTPServerDataStream, session: SMTPServerSession,
       if (emailId) await options.onReport({ emailId, report, envelopeFrom, remoteAddress: session.remoteAddress });
     }
   } catch (error) {
-    options.logger?.warn(`Could not record a ${report.kind} report from ${session.remoteAddress}: ${error instanceof Error ? error.message : String(error)}`);
+    options.logger?.warn(
+      `Could not record a ${report.kind} report from ${session.remoteAddress}: ${error instanceof Error ? error.message : String(error)}`,
+    );
     throw wireError(REPLIES.tryLater);
   }
   return REPLIES.recorded.text;

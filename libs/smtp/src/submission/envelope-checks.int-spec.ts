@@ -3,7 +3,13 @@ import { ApiKeysService, type Principal } from '@herald/accounts';
 import { DomainsRepository, DomainsService } from '@herald/domains';
 import { SuppressionsService } from '@herald/suppressions';
 import { call, markVerified, type TestApi, type TestTeam } from '../../../../test/support/api-harness';
-import { authenticated as authenticate, compose, refused, startSubmissionSuite, type SubmissionSuite } from '../../../../test/support/smtp-submissions';
+import {
+  authenticated as authenticate,
+  compose,
+  refused,
+  startSubmissionSuite,
+  type SubmissionSuite,
+} from '../../../../test/support/smtp-submissions';
 import type { SmtpSubmissionPort } from '../submission-port';
 
 /** The checks of the SMTP steps before DATA: AUTH, MAIL FROM and RCPT TO. */
@@ -61,9 +67,13 @@ describe('SmtpSubmissions: AUTH, MAIL FROM and RCPT TO', () => {
     });
 
     it('refuses, for a key restricted to one domain, another verified domain of the team', async () => {
-      const other = await api.app.get(DomainsService).create({ teamId: team.teamId, homeRegion: 'us-east-1' }, { name: `second-${randomUUID().slice(0, 6)}.test` });
+      const other = await api.app
+        .get(DomainsService)
+        .create({ teamId: team.teamId, homeRegion: 'us-east-1' }, { name: `second-${randomUUID().slice(0, 6)}.test` });
       await markVerified(api.app.get(DomainsRepository), other.id);
-      const { token } = await api.app.get(ApiKeysService).create(team.teamId, { name: 'restricted', permission: 'sending_access', domain_id: team.domainId });
+      const { token } = await api.app
+        .get(ApiKeysService)
+        .create(team.teamId, { name: 'restricted', permission: 'sending_access', domain_id: team.domainId });
       const restricted = await authenticated(token);
       expect(await smtp.checkMailFrom(restricted, team.from())).toBeNull();
       expect(await smtp.checkMailFrom(principal, `hi@${other.name}`)).toBeNull();
@@ -74,7 +84,10 @@ describe('SmtpSubmissions: AUTH, MAIL FROM and RCPT TO', () => {
       });
       // The From header is held to the same rule at the end of DATA.
       const raw = await compose({ from: `hi@${other.name}`, to: 'a@example.com', subject: 'x', text: 'x' });
-      expect(refused(await smtp.submit(restricted, { mailFrom: team.from(), rcptTo: ['a@example.com'] }, raw))).toMatchObject({ code: 550, enhanced: '5.7.1' });
+      expect(refused(await smtp.submit(restricted, { mailFrom: team.from(), rcptTo: ['a@example.com'] }, raw))).toMatchObject({
+        code: 550,
+        enhanced: '5.7.1',
+      });
     });
 
     it("takes the team's API rate limit, one unit per message: 451 4.7.1 when exceeded", async () => {

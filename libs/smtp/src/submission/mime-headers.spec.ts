@@ -22,7 +22,11 @@ describe('mime-headers', () => {
 
   it('finds a header line over 998 octets (line ending excluded, 8-bit bytes counted), not a long folded field or body line', () => {
     const at998 = `X-A: ${'a'.repeat(993)}`;
-    expect(overlongHeaderLine(splitMessage(Buffer.from(`${at998}\r\nX-B: ${`${'b'.repeat(900)}\r\n `.repeat(5)}end\r\n\r\n${'c'.repeat(5000)}\r\n`)).fields)).toBeNull();
+    expect(
+      overlongHeaderLine(
+        splitMessage(Buffer.from(`${at998}\r\nX-B: ${`${'b'.repeat(900)}\r\n `.repeat(5)}end\r\n\r\n${'c'.repeat(5000)}\r\n`)).fields,
+      ),
+    ).toBeNull();
     expect(overlongHeaderLine(splitMessage(Buffer.from(`${at998}\n\nbody\n`)).fields)).toBeNull();
     const folded = splitMessage(Buffer.from(`Subject: x\r\nX-B: ok\r\n ${'b'.repeat(998)}\r\n\r\nbody\r\n`));
     expect(overlongHeaderLine(folded.fields)).toEqual({ field: folded.fields[1], octets: 999 });

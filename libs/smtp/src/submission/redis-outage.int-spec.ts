@@ -35,7 +35,13 @@ describe('SMTP submissions without Redis', () => {
 
   it('accepts unkeyed mail, answers a keyed message 451 4.3.0, and accepts its retry once Redis is back', async () => {
     const envelope = { mailFrom: team.from(), rcptTo: ['alice@example.com'] };
-    const keyed = await compose({ from: team.from(), to: 'alice@example.com', subject: 'keyed', text: 'x', headers: { 'Herald-Idempotency-Key': 'k-1' } });
+    const keyed = await compose({
+      from: team.from(),
+      to: 'alice@example.com',
+      subject: 'keyed',
+      text: 'x',
+      headers: { 'Herald-Idempotency-Key': 'k-1' },
+    });
     const unkeyed = await compose({ from: team.from(), to: 'alice@example.com', subject: 'plain', text: 'x' });
 
     await server.kill();

@@ -74,10 +74,7 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
     if (problem) return REPLIES.malformedSender(mailFrom, problem);
     try {
       await this.sendingDomains.resolve(principal.teamId, addressDomain(mailFrom), principal.domainId);
-      const state = await this.rateLimiter.consume(
-        principal.teamId,
-        rateLimitFor(principal.team.plan, this.config, principal.team.rateLimit),
-      );
+      const state = await this.rateLimiter.consume(principal.teamId, rateLimitFor(principal.team.plan, this.config, principal.team.rateLimit));
       if (!state.allowed) throw rateLimitError(state);
       return null;
     } catch (error) {
