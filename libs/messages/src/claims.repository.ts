@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@herald/core';
-import type { ClaimedAttachment, ClaimedEmail, ClaimedRecipient, EmailOutcome, LateStatus, ReportedEmail } from './delivery-state.types';
+import type {
+  ClaimedAttachment,
+  ClaimedEmail,
+  ClaimedRecipient,
+  EmailOutcome,
+  LateStatus,
+  RecordedAlongside,
+  ReportedEmail,
+} from './delivery-state.types';
 import { lastEventOf, type EmailEventRecord } from './email-events';
 import { EmailEventsRepository } from './email-events.repository';
 import { toClaimedEmail, toFacts, type ClaimRow, type EmailRow } from './email.row';
@@ -125,7 +133,7 @@ export class ClaimsRepository {
    * outcome, the events that were new (an event recorded before keeps its id and is not
    * published again).
    */
-  async record(outcomes: EmailOutcome[]): Promise<EmailEventRecord[][]> {
+  async record(outcomes: EmailOutcome[], alongside?: RecordedAlongside): Promise<EmailEventRecord[][]> {
     if (!outcomes.length) return [];
     return this.db.transaction(async (m) => {
       const updates = outcomes.flatMap((o) => o.updates.map((u) => ({ ...u, emailId: o.emailId, token: o.token })));
@@ -159,7 +167,9 @@ export class ClaimsRepository {
           )
         ).map((e) => e.id),
       );
-      return outcomes.map((o) => o.events.filter((e) => fresh.has(e.id)));
+      const recorded = outcomes.map((o) => o.events.filter((e) => fresh.has(e.id)));
+      await alongside?.(m, recorded);
+      return recorded;
     });
   }
 

@@ -1,3 +1,4 @@
+import type { Transaction } from '@herald/database';
 import type { EmailEventRecord, EmailFacts } from './email-events';
 
 export type RecipientStatus = 'queued' | 'sending' | 'deferred' | 'delivered' | 'bounced' | 'suppressed' | 'failed';
@@ -66,3 +67,10 @@ export interface LateStatus {
 
 /** What a late report needs of its email: the event facts and the recipients to match. */
 export type ReportedEmail = EmailFacts & { recipients: string[] };
+
+/**
+ * A write to commit with recorded outcomes (the suppression a hard bounce causes), through its
+ * own repository in `tx`; `recorded` is each outcome's events that were new. Throwing rolls the
+ * outcomes back too.
+ */
+export type RecordedAlongside = (tx: Transaction, recorded: EmailEventRecord[][]) => Promise<void>;

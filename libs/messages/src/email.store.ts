@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PageRequest } from '@herald/database';
 import { ClaimsRepository } from './claims.repository';
-import type { ClaimedEmail, EmailOutcome, LateStatus, ReportedEmail } from './delivery-state.types';
+import type { ClaimedEmail, EmailOutcome, LateStatus, RecordedAlongside, ReportedEmail } from './delivery-state.types';
 import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
 import type { EmailEventRecord } from './email-events';
 import { EmailRepository } from './email.repository';
@@ -68,10 +68,11 @@ export class EmailStore {
 
   /**
    * Records claimed outcomes: recipients' states, each email's dispatch (done, or its lease until
-   * the next retry is due) and last_event. Answers, per outcome, its events that were new.
+   * the next retry is due) and last_event, and `alongside` in the same transaction. Answers, per
+   * outcome, its events that were new.
    */
-  record(outcomes: EmailOutcome[]): Promise<EmailEventRecord[][]> {
-    return this.claims.record(outcomes);
+  record(outcomes: EmailOutcome[], alongside?: RecordedAlongside): Promise<EmailEventRecord[][]> {
+    return this.claims.record(outcomes, alongside);
   }
 
   /** What a report arriving after delivery needs of its email; null if unknown. */

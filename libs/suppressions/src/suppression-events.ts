@@ -48,12 +48,23 @@ export class SuppressionEvents {
    * never throws: the change stands, and a lost publish is left to the outbox's relay.
    */
   async change<T>(scope: SuppressionScope, change: (tx: Transaction) => Promise<SuppressionChange<T>>): Promise<T> {
-    const { result, region, events } = await this.repository.transaction(async (tx) => {
-      const { result, announce } = await change(tx);
-      return { result, ...(await this.record(tx, scope, announce)) };
-    });
-    if (region) await this.outbox.publish(region, events);
+    const { result, publish } = await this.repository.transaction((tx) => this.changeWithin(tx, scope, change));
+    await publish();
     return result;
+  }
+
+  /**
+   * The same in a transaction of the caller's (a worker recording a hard bounce with the
+   * suppression it causes): the events are recorded in `tx`; `publish` is for after its commit.
+   */
+  async changeWithin<T>(
+    tx: Transaction,
+    scope: SuppressionScope,
+    change: (tx: Transaction) => Promise<SuppressionChange<T>>,
+  ): Promise<{ result: T; publish: () => Promise<void> }> {
+    const { result, announce } = await change(tx);
+    const { region, events } = await this.record(tx, scope, announce);
+    return { result, publish: async () => void (region && (await this.outbox.publish(region, events))) };
   }
 
   private async record(tx: Transaction, scope: SuppressionScope, entries: Suppression[]): Promise<{ region: string | null; events: HeraldEvent[] }> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HeraldError, isUuid, newId } from '@herald/core';
+import type { Transaction } from '@herald/database';
 import { SuppressionEvents } from './suppression-events';
 import {
   normalizeSuppressedAddress,
@@ -106,10 +107,27 @@ export class SuppressionsService {
     sourceId: string | null = null,
     reason: string | null = null,
   ): Promise<Suppression> {
+    const { result, publish } = await this.repository.transaction((tx) => this.suppressWithin(tx, teamId, email, origin, sourceId, reason));
+    await publish();
+    return result;
+  }
+
+  /**
+   * The same in the caller's transaction `tx` (a worker records a hard bounce and the suppression
+   * it causes in one commit): `publish` announces suppression.added once `tx` has committed.
+   */
+  async suppressWithin(
+    tx: Transaction,
+    teamId: string,
+    email: string,
+    origin: SuppressionOrigin,
+    sourceId: string | null = null,
+    reason: string | null = null,
+  ): Promise<{ result: Suppression; publish: () => Promise<void> }> {
     const address = normalizeSuppressedAddress(email);
     if (!address) throw new HeraldError('validation_error', `Cannot suppress ${JSON.stringify(email)}: not an email address.`);
     if (sourceId !== null && !isUuid(sourceId)) throw new HeraldError('validation_error', 'The source id must be a valid UUID.');
-    return this.events.change({ type: 'suppression.added', teamId }, async (tx) => {
+    return this.events.changeWithin(tx, { type: 'suppression.added', teamId }, async (tx) => {
       const { entry } = await this.repository.upsert(teamId, newId(), address, origin, sourceId, reason, tx);
       return { result: entry, announce: [entry] };
     });

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { NatsService, type SendCommand } from '@herald/bus';
-import { addressDomain, GroupCommit, parseAddress, PeriodicJob } from '@herald/core';
+import { addressDomain, GroupCommit, HeraldError, parseAddress, PeriodicJob } from '@herald/core';
+import type { Transaction } from '@herald/database';
 import {
   emailEvent,
   EmailEventOutbox,
@@ -71,7 +72,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     // (recorded, events published) while the connection can still publish.
     nats.beforeDrain(() => this.drain());
     this.claims = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (ids) => this.claimMany(ids));
-    this.records = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (outcomes) => this.store.record(outcomes));
+    this.records = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (outcomes) => this.recordMany(outcomes));
     this.verpKey = verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64'));
     this.outcomes = metrics.counter('herald_delivery_outcomes_total', 'Recipient outcomes recorded by the sender actors', ['outcome']);
     this.latency = metrics.histogram(
@@ -118,7 +119,6 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     try {
       const outcome = await this.attempt(email, waiting);
       const fresh = await this.recordWithRetry(outcome);
-      await this.suppressHardBounces(email, outcome);
       this.outbox.publish(fresh);
     } finally {
       const left = (this.claimsHeld.get(email.token) ?? 1) - 1;
@@ -226,20 +226,42 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
-  /** A hard bounce puts the address on the team's suppression list (test addresses never). */
-  private async suppressHardBounces(email: ClaimedEmail, outcome: EmailOutcome): Promise<void> {
-    for (const event of outcome.events) {
-      if (event.type !== 'email.bounced') continue;
-      const bounce = event.data.bounce as Bounce | undefined;
-      if (!bounce || !isHardBounce(bounce)) continue;
-      for (const address of event.recipients) {
-        if (testAddressOutcome(address, this.config.TEST_ADDRESS_DOMAINS)) continue;
-        try {
-          await this.suppressions.suppress(email.teamId, address, 'bounce', email.id, bounce.message);
-        } catch (error) {
-          this.logger.error(`could not suppress ${address} after its hard bounce (email ${email.id}): ${(error as Error).message}`);
-        }
-      }
-    }
+  /**
+   * Records outcomes in one transaction with the suppressions their hard bounces cause, so that
+   * a bounce is never on record without its suppression (a crash between the two used to leave the
+   * address to be tried again); suppression.added is published once that has committed.
+   */
+  private async recordMany(outcomes: EmailOutcome[]): Promise<EmailEventRecord[][]> {
+    const announcements: (() => Promise<void>)[] = [];
+    const recorded = await this.store.record(outcomes, async (tx, fresh) => {
+      // In one order, so that two transactions suppressing the same addresses never deadlock.
+      const suppressions = fresh.flat().flatMap((event) => this.hardBounceSuppressions(event));
+      suppressions.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      for (const { suppress } of suppressions) announcements.push(await suppress(tx));
+    });
+    await Promise.all(announcements.map((announce) => announce()));
+    return recorded;
+  }
+
+  /** A hard bounce puts each of its addresses on the team's suppression list (test addresses never). */
+  private hardBounceSuppressions(event: EmailEventRecord): { key: string; suppress: (tx: Transaction) => Promise<() => Promise<void>> }[] {
+    if (event.type !== 'email.bounced') return [];
+    const bounce = event.data.bounce as Bounce | undefined;
+    if (!bounce || !isHardBounce(bounce)) return [];
+    return event.recipients
+      .filter((address) => !testAddressOutcome(address, this.config.TEST_ADDRESS_DOMAINS))
+      .map((address) => ({
+        key: `${event.teamId} ${address.toLowerCase()}`,
+        suppress: async (tx: Transaction) => {
+          try {
+            return (await this.suppressions.suppressWithin(tx, event.teamId, address, 'bounce', event.emailId, bounce.message)).publish;
+          } catch (error) {
+            // Refused before any write (an address the list cannot hold): the bounce is recorded without it.
+            if (!(error instanceof HeraldError)) throw error;
+            this.logger.error(`could not suppress ${address} after its hard bounce (email ${event.emailId}): ${error.message}`);
+            return async () => undefined;
+          }
+        },
+      }));
   }
 }
