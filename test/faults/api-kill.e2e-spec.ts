@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { startPrivateStack, type PrivateStack } from '@herald/testing';
+import { emailsByKey, keyedLoad, keyMismatches } from '../support/fault-load';
 import { expectLedger, printLedger, settleLedger } from '../support/fault-ledger';
 import { FaultWorld, request } from '../support/fault-world';
 import { startApiProcess } from '../support/herald-process';
@@ -8,15 +9,6 @@ jest.setTimeout(90_000);
 
 const KILLS = 5;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The emails stored under each idempotency key: exactly one each is the promise. */
-async function emailsByKey(world: FaultWorld, teamId: string): Promise<Map<string, string[]>> {
-  const { rows } = await world.db.query<{ idempotency_key: string; ids: string[] }>(
-    `SELECT idempotency_key, array_agg(id::text) AS ids FROM emails WHERE team_id = $1 AND idempotency_key IS NOT NULL GROUP BY idempotency_key`,
-    [teamId],
-  );
-  return new Map(rows.map((r) => [r.idempotency_key, r.ids]));
-}
 
 /**
  * Scenario 2: kill -9 of the API between the Postgres commit and the HTTP response, the client
@@ -48,7 +40,7 @@ describe('fault 2: kill -9 the API between commit and response', () => {
     expect(first.status).toBe(0);
     expect((await doomed.exited)[1]).toBe('SIGKILL');
     const stored = await emailsByKey(world, team.id);
-    expect(stored.get(key)).toHaveLength(1);
+    expect(stored.get(key)?.ids).toHaveLength(1);
 
     // The dead request's marker still holds the key: the retry is told to wait, not run again.
     const early = await world.call(team.token, 'POST', '/emails', body, { 'idempotency-key': key });
@@ -58,7 +50,7 @@ describe('fault 2: kill -9 the API between commit and response', () => {
     await sleep(5);
     const retry = await world.call(team.token, 'POST', '/emails', body, { 'idempotency-key': key });
     expect(retry.status).toBe(200);
-    expect(retry.body).toEqual({ id: stored.get(key)![0] });
+    expect(retry.body).toEqual({ id: stored.get(key)!.ids[0] });
     const again = await world.call(team.token, 'POST', '/emails', body, { 'idempotency-key': key });
     expect(again.body).toEqual(retry.body);
 
@@ -66,7 +58,7 @@ describe('fault 2: kill -9 the API between commit and response', () => {
     const ledger = await settleLedger({ db: world.db, accepted, sinks: [sink], webhooks: { receiver: world.receiver, teamId: team.id } });
     printLedger('2a kill -9 between commit and response (failpoint), retried with the key', ledger, 0);
     expectLedger(ledger, 0);
-    expect((await emailsByKey(world, team.id)).get(key)).toHaveLength(1);
+    expect((await emailsByKey(world, team.id)).get(key)?.ids).toHaveLength(1);
   });
 
   it(`at random points: ${KILLS} kills under keyed load, every key one email, every retry its saved response`, async () => {
@@ -75,36 +67,7 @@ describe('fault 2: kill -9 the API between commit and response', () => {
     const started = await world.startRoles('random');
     const team = started.team;
     let api = started.api;
-    const lastAttemptAt = new Map<string, number>();
-    const answered = new Map<string, string>(); // key -> id answered 200
-    const seen = { requests: 0, dropped: 0, conflicts: 0, unavailable: 0, retried: 0 };
-    const addressOf = new Map<string, string>();
-    let loading = true;
-    let sequence = 0;
-    const client = async () => {
-      while (loading) {
-        const key = randomUUID();
-        const to = `r${sequence++}@inbox.random.test`;
-        addressOf.set(key, to);
-        const body = { from: team.from, to, subject: key, text: 'once' };
-        for (let attempt = 0; ; attempt++) {
-          if (attempt > 0) seen.retried++;
-          seen.requests++;
-          lastAttemptAt.set(key, Date.now());
-          const { status, body: reply } = await world.call(team.token, 'POST', '/emails', body, { 'idempotency-key': key }, 5_000);
-          if (status === 200) {
-            answered.set(key, reply.id);
-            break;
-          }
-          if (status === 0) seen.dropped++;
-          else if (status === 409 && reply?.name === 'concurrent_idempotent_requests') seen.conflicts++;
-          else if (status === 503) seen.unavailable++;
-          else throw new Error(`unexpected ${status} ${JSON.stringify(reply)}`);
-          await sleep(status === 0 ? 200 : 50);
-        }
-      }
-    };
-    const clients = Array.from({ length: 4 }, () => client());
+    const load = keyedLoad(world, team, (n) => `r${n}@inbox.random.test`);
     for (let kill = 0; kill < KILLS; kill++) {
       await sleep(randomInt(300, 1_200));
       api.child.kill('SIGKILL');
@@ -112,24 +75,17 @@ describe('fault 2: kill -9 the API between commit and response', () => {
       await world.expireInFlightMarkers();
       api = await world.api();
     }
-    loading = false;
-    await Promise.all(clients);
+    await load.stop();
 
+    // Keys whose email was committed before the attempt that got the 200: that 200 was the saved
+    // response of a request a kill cut off between its commit and its answer.
     const stored = await emailsByKey(world, team.id);
-    // Keys whose email was committed before the attempt that got the 200: that 200 was the saved response of a request a kill cut off.
-    const { rows: created } = await world.db.query<{ idempotency_key: string; at: Date }>(
-      `SELECT idempotency_key, created_at AS at FROM emails WHERE team_id = $1 AND idempotency_key IS NOT NULL`,
-      [team.id],
-    );
-    const replayed = created.filter((r) => r.at.getTime() < lastAttemptAt.get(r.idempotency_key)!).length;
-    const wrong = [...answered].filter(([key, id]) => stored.get(key)?.length !== 1 || stored.get(key)![0] !== id);
-    const unanswered = [...stored.keys()].filter((key) => !answered.has(key));
-    const accepted = new Map([...answered].map(([key, id]) => [id, [addressOf.get(key)!]]));
-    const ledger = await settleLedger({ db: world.db, accepted, sinks: [sink], webhooks: { receiver: world.receiver, teamId: team.id } });
-    printLedger(`2b ${KILLS} random kills of the API under keyed load (${JSON.stringify({ ...seen, replayed })})`, ledger, 0);
-    expect(wrong.map(([key, id]) => ({ key, answered: id, stored: stored.get(key) }))).toEqual([]);
-    expect(unanswered).toEqual([]);
-    expect(seen.dropped).toBeGreaterThan(0);
+    const replayed = load.sends.filter((s) => s.id && stored.get(s.key)!.createdAt.getTime() < s.answeredAttemptAt!).length;
+    const wrong = await keyMismatches(world, team.id, load);
+    const ledger = await settleLedger({ db: world.db, accepted: load.accepted(), sinks: [sink], webhooks: { receiver: world.receiver, teamId: team.id } });
+    printLedger(`2b ${KILLS} random kills of the API under keyed load (answers ${JSON.stringify(load.statuses)}, ${replayed} replayed)`, ledger, 0);
+    expect(wrong).toEqual([]);
+    expect(Object.keys(load.statuses).sort()).toEqual(['0', '200']);
     expectLedger(ledger, 0);
   });
 });
