@@ -3,16 +3,21 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 /**
  * What the proxy does to the traffic, switchable while connections are open:
  * - `pass`: forwards both ways (after `latencyMs`, if set);
- * - `blackhole`: accepts connections and swallows every byte both ways, closes included: the
- *   peer sees a silent network, not a refusal, and only its own timeouts get it out;
- * - `cut-upstream` / `cut-downstream`: swallows one direction (client → service, or back);
+ * - `blackhole`: a partition. Connections are accepted and every byte both ways (closes too) is
+ *   held, as TCP keeps retransmitting: the peers see silence, not a refusal, and only their own
+ *   timeouts get them out. On `heal` what was held is delivered, as after a partition heals;
+ *   `reset` instead drops it with the connections (the partition outlived TCP, or a host died);
+ * - `cut-upstream` / `cut-downstream`: the same for one direction (client → service, or back);
  * - `refuse`: every new connection is reset as soon as it is accepted.
  */
 export type ProxyMode = 'pass' | 'blackhole' | 'cut-upstream' | 'cut-downstream' | 'refuse';
+type Direction = 'upstream' | 'downstream';
 
 interface Pair {
   client: Socket;
   upstream: Socket;
+  /** Bytes (null: the sender's close) held per direction while it is cut. */
+  held: Record<Direction, (Buffer | null)[]>;
 }
 
 /**
@@ -53,6 +58,7 @@ export class TcpProxy {
 
   set(mode: ProxyMode): this {
     this.mode = mode;
+    this.flush();
     return this;
   }
 
@@ -62,18 +68,17 @@ export class TcpProxy {
     return this;
   }
 
-  /** Back to passing, without latency. Connections black-holed meanwhile stay open (their bytes are gone). */
+  /** Back to passing, without latency; what a cut held is delivered now. */
   heal(): this {
-    this.mode = 'pass';
     this.latencyMs = 0;
-    return this;
+    return this.set('pass');
   }
 
-  /** Resets (RST) every open connection, both sides. */
+  /** Resets (RST) every open connection, both sides; what a cut held is dropped. */
   reset(): void {
     for (const pair of this.pairs) {
       pair.client.resetAndDestroy();
-      pair.upstream.destroy();
+      pair.upstream.resetAndDestroy();
     }
     this.pairs.clear();
   }
@@ -92,23 +97,43 @@ export class TcpProxy {
     }
     const upstream = createConnection(this.target);
     upstream.on('error', () => undefined);
-    const pair = { client, upstream };
+    const pair: Pair = { client, upstream, held: { upstream: [], downstream: [] } };
     this.pairs.add(pair);
-    client.on('data', (chunk) => this.forward(chunk, upstream, 'upstream'));
-    upstream.on('data', (chunk) => this.forward(chunk, client, 'downstream'));
-    const end = (other: Socket) => () => {
-      // A black hole does not carry closes either: the other side stays open (and tracked, for reset and close).
-      if (this.mode === 'blackhole' && !other.destroyed) return;
-      this.pairs.delete(pair);
-      other.destroy();
-    };
-    client.on('close', end(upstream));
-    upstream.on('close', end(client));
+    client.on('data', (chunk) => this.forward(pair, 'upstream', chunk));
+    upstream.on('data', (chunk) => this.forward(pair, 'downstream', chunk));
+    client.on('close', () => this.forward(pair, 'upstream', null));
+    upstream.on('close', () => this.forward(pair, 'downstream', null));
   }
 
-  private forward(chunk: Buffer, to: Socket, direction: 'upstream' | 'downstream'): void {
-    if (this.mode === 'blackhole' || this.mode === `cut-${direction}`) return;
-    if (this.latencyMs === 0) to.write(chunk);
-    else setTimeout(() => to.writable && to.write(chunk), this.latencyMs);
+  private cut(direction: Direction): boolean {
+    return this.mode === 'blackhole' || this.mode === `cut-${direction}`;
+  }
+
+  /** Sends a chunk (or a close, as null) on its way, or holds it while its direction is cut. */
+  private forward(pair: Pair, direction: Direction, chunk: Buffer | null): void {
+    if (this.cut(direction) || pair.held[direction].length > 0) {
+      pair.held[direction].push(chunk);
+      return;
+    }
+    const to = direction === 'upstream' ? pair.upstream : pair.client;
+    const deliver = () => {
+      if (chunk) {
+        if (to.writable) to.write(chunk);
+        return;
+      }
+      this.pairs.delete(pair);
+      to.end();
+    };
+    if (this.latencyMs === 0) deliver();
+    else setTimeout(deliver, this.latencyMs);
+  }
+
+  private flush(): void {
+    for (const pair of this.pairs) {
+      for (const direction of ['upstream', 'downstream'] as const) {
+        if (this.cut(direction)) continue;
+        for (const chunk of pair.held[direction].splice(0)) this.forward(pair, direction, chunk);
+      }
+    }
   }
 }
