@@ -55,7 +55,7 @@ describe('fault 5: API partitions', () => {
     const unanswered = load.sends.filter((s) => !s.id);
 
     const ledger = await settleLedger({ db: world.db, accepted: load.accepted(), sinks: [sink], webhooks: { receiver: world.receiver, teamId: team.id } });
-    printLedger(`5 API ↔ ${service} partitioned (${unanswered.length} key(s) still refused 409 at the end; answers ${JSON.stringify(load.statuses)}, 4xx ${JSON.stringify(load.errors)}, sends by phase ${JSON.stringify(phases)})`, ledger, 0);
+    printLedger(`5 API ↔ ${service} partitioned (${unanswered.length} key(s) still refused 409 at the end; answers ${JSON.stringify(load.statuses)}, errors ${JSON.stringify(load.errors)}, sends by phase ${JSON.stringify(phases)})`, ledger, 0);
     expect(await keyMismatches(world, team.id, load)).toEqual([]);
     // Refused keys stored nothing (keyMismatches): the client may still send them once the marker expires.
     if (service === 'postgres') expect(unanswered).toEqual([]);

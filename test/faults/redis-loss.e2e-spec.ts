@@ -48,7 +48,7 @@ describe('fault 14: Redis restarted empty under load', () => {
     const notReplayed = replays.map((r, i) => ({ key: answered[i].key, status: r.status, id: r.body?.id, first: answered[i].id })).filter((r) => r.status !== 200 || r.id !== r.first);
 
     const ledger = await settleLedger({ db: world.db, accepted: load.accepted(), sinks: [sink], webhooks: { receiver: world.receiver, teamId: team.id } });
-    printLedger(`14 Redis restarted empty after ${before} sends (answers ${JSON.stringify(load.statuses)}, 4xx ${JSON.stringify(load.errors)})`, ledger, 0);
+    printLedger(`14 Redis restarted empty after ${before} sends (answers ${JSON.stringify(load.statuses)}, errors ${JSON.stringify(load.errors)})`, ledger, 0);
     expect(before).toBeGreaterThan(0);
     expect(notReplayed).toEqual([]);
     expect(await keyMismatches(world, team.id, load)).toEqual([]);

@@ -16,7 +16,7 @@ export interface KeyedLoad {
   sends: KeyedSend[];
   /** Answers by status (0: no answer: refused, reset or timed out). */
   statuses: Record<number, number>;
-  /** Error names of the 4xx answers, e.g. concurrent_idempotent_requests. */
+  /** Error answers by status and name, e.g. `409 concurrent_idempotent_requests`. */
   errors: Record<string, number>;
   /** Stops starting new sends; each client still retries its current key until answered 200 (or `giveUpMs`). */
   stop(giveUpMs?: number): Promise<void>;
@@ -50,7 +50,10 @@ export function keyedLoad(world: FaultWorld, team: FaultTeam, to: (n: number) =>
           send.answeredAttemptAt = startedAt;
           break;
         }
-        if (reply.status >= 400 && reply.status < 500) errors[reply.body?.name] = (errors[reply.body?.name] ?? 0) + 1;
+        if (reply.status >= 400) {
+          const error = `${reply.status} ${reply.body?.name ?? ''}`;
+          errors[error] = (errors[error] ?? 0) + 1;
+        }
         await sleep(reply.status === 0 ? 200 : 100);
       }
     }
