@@ -55,9 +55,9 @@ export interface ApiProcess {
   stop(signal?: NodeJS.Signals): Promise<[number | null, NodeJS.Signals | null]>;
 }
 
-/** Starts `herald api` as a real child process on a free port and waits until it is ready. */
-export async function startApiProcess(env: NodeJS.ProcessEnv): Promise<ApiProcess> {
-  return startServing('api', env, await freePort());
+/** Starts `herald api` as a real child process (on a free port unless told) and waits until it is ready. */
+export async function startApiProcess(env: NodeJS.ProcessEnv, port?: number): Promise<ApiProcess> {
+  return startServing('api', env, port ?? (await freePort()));
 }
 
 /**

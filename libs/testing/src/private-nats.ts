@@ -1,0 +1,84 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { freeLoopbackPort } from './free-port';
+
+/**
+ * A nats-server with JetStream of the test's own (`nats-server -js -sd <tmp>`) on a free loopback
+ * port, for the suites that kill, freeze or restart the broker. Its store survives `kill` and
+ * `restart` (file storage, as in production); `stop` removes it.
+ */
+export interface PrivateNats {
+  /** `nats://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly port: number;
+  pause(): void;
+  resume(): void;
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startPrivateNats(): Promise<PrivateNats> {
+  const port = await freeLoopbackPort();
+  const dir = await mkdtemp(join(tmpdir(), 'herald-nats-'));
+  const url = `nats://127.0.0.1:${port}`;
+  let child: ChildProcess | null = null;
+
+  const start = async () => {
+    const started = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    started.stderr!.on('data', (d) => (stderr += d));
+    child = started;
+    const deadline = Date.now() + 15_000;
+    while (!(await jetStreamAnswers(url))) {
+      if (started.exitCode !== null) throw new Error(`nats-server exited: ${stderr}`);
+      if (Date.now() > deadline) throw new Error(`nats-server on port ${port} did not answer: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const kill = async () => {
+    const running = child;
+    child = null;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = once(running, 'exit');
+    running.kill('SIGKILL');
+    await exited;
+  };
+
+  await start();
+  return {
+    url,
+    port,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+    kill,
+    restart: async () => {
+      await kill();
+      await start();
+    },
+    stop: async () => {
+      child?.kill('SIGCONT');
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function jetStreamAnswers(url: string): Promise<boolean> {
+  try {
+    const nc = await connect({ servers: url, timeout: 500, reconnect: false });
+    try {
+      await (await jetstreamManager(nc)).getAccountInfo();
+      return true;
+    } finally {
+      await nc.close();
+    }
+  } catch {
+    return false;
+  }
+}

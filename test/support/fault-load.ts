@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { FaultTeam, FaultWorld } from './fault-world';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface KeyedSend {
+  key: string;
+  to: string;
+  /** The id answered 200, once it was. */
+  id?: string;
+  /** When the attempt that got the 200 started. */
+  answeredAttemptAt?: number;
+}
+
+export interface KeyedLoad {
+  sends: KeyedSend[];
+  /** Answers by status (0: no answer: refused, reset or timed out). */
+  statuses: Record<number, number>;
+  /** Error answers by status and name, e.g. `409 concurrent_idempotent_requests`. */
+  errors: Record<string, number>;
+  /** Stops starting new sends; each client still retries its current key until answered 200 (or `giveUpMs`). */
+  stop(giveUpMs?: number): Promise<void>;
+  /** What the accepted emails are, for the ledger: id → recipients. */
+  accepted(): Map<string, string[]>;
+}
+
+/**
+ * `clients` loops, each sending POST /emails with a fresh Idempotency-Key and retrying that key
+ * (same body) on any answer but 200, as a careful client does: refusals, resets, timeouts, 503
+ * and 409 in-progress alike. The retry schedule is short (fault scenarios are short).
+ */
+export function keyedLoad(world: FaultWorld, team: FaultTeam, to: (n: number) => string, options: { clients?: number; timeoutMs?: number } = {}): KeyedLoad {
+  const sends: KeyedSend[] = [];
+  const statuses: Record<number, number> = {};
+  const errors: Record<string, number> = {};
+  let running = true;
+  let giveUpAt = Infinity;
+  let sequence = 0;
+  const client = async () => {
+    while (running) {
+      const send: KeyedSend = { key: randomUUID(), to: to(sequence++) };
+      sends.push(send);
+      const body = { from: team.from, to: send.to, subject: send.key, text: 'once' };
+      while (Date.now() < giveUpAt) {
+        const startedAt = Date.now();
+        const reply = await world.call(team.token, 'POST', '/emails', body, { 'idempotency-key': send.key }, options.timeoutMs ?? 5_000);
+        statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
+        if (reply.status === 200) {
+          send.id = reply.body.id;
+          send.answeredAttemptAt = startedAt;
+          break;
+        }
+        if (reply.status >= 400) {
+          const error = `${reply.status} ${reply.body?.name ?? ''}`;
+          errors[error] = (errors[error] ?? 0) + 1;
+        }
+        await sleep(reply.status === 0 ? 200 : 100);
+      }
+    }
+  };
+  const clients = Array.from({ length: options.clients ?? 4 }, () => client());
+  return {
+    sends,
+    statuses,
+    errors,
+    async stop(giveUpMs = 30_000) {
+      running = false;
+      giveUpAt = Date.now() + giveUpMs;
+      await Promise.all(clients);
+    },
+    accepted: () => new Map(sends.filter((s) => s.id).map((s) => [s.id!, [s.to]])),
+  };
+}
+
+/** The emails stored under each idempotency key of the team: exactly one each is the promise. */
+export async function emailsByKey(world: FaultWorld, teamId: string): Promise<Map<string, { ids: string[]; createdAt: Date }>> {
+  const { rows } = await world.db.query<{ idempotency_key: string; ids: string[]; created_at: Date }>(
+    `SELECT idempotency_key, array_agg(id::text) AS ids, min(created_at) AS created_at FROM emails
+      WHERE team_id = $1 AND idempotency_key IS NOT NULL GROUP BY idempotency_key`,
+    [teamId],
+  );
+  return new Map(rows.map((r) => [r.idempotency_key, { ids: r.ids, createdAt: r.created_at }]));
+}
+
+/** Every key answered 200 has exactly its one email, and every stored key was answered: the differences. */
+export async function keyMismatches(world: FaultWorld, teamId: string, load: KeyedLoad): Promise<unknown[]> {
+  const stored = await emailsByKey(world, teamId);
+  const wrong: unknown[] = [];
+  for (const send of load.sends) {
+    const row = stored.get(send.key);
+    if (!send.id && !row) continue;
+    if (!send.id || !row || row.ids.length !== 1 || row.ids[0] !== send.id) wrong.push({ key: send.key, answered: send.id ?? null, stored: row?.ids ?? [] });
+  }
+  const known = new Set(load.sends.map((s) => s.key));
+  for (const key of stored.keys()) if (!known.has(key)) wrong.push({ key, stored: stored.get(key)!.ids, answered: 'never sent' });
+  return wrong;
+}

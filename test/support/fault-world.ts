@@ -1,0 +1,271 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { createClient } from 'redis';
+import { HeraldConfig } from '@herald/config';
+import {
+  freeSharedPort,
+  isolatedConfig,
+  MxSink,
+  ScriptedMx,
+  TcpProxy,
+  TestDnsServer,
+  type IsolatedConfig,
+  type MxSinkOptions,
+  type PrivateStack,
+} from '@herald/testing';
+import { WebhookReceiver } from '../webhooks/webhook-receiver';
+import { freePort, herald, startApiProcess, type ApiProcess } from './herald-process';
+import { startWorkerProcess, waitUntil, workerEnv, type WorkerProcess } from './worker-process';
+
+const BIN = join(__dirname, '..', '..', 'bin', 'herald.js');
+const SINK_HOSTS = Array.from({ length: 12 }, (_, i) => `127.0.0.${i + 40}`);
+export const FAULT_ROLES = ['api', 'worker', 'webhooks'] as const;
+export type FaultRole = (typeof FAULT_ROLES)[number];
+export type FaultService = 'postgres' | 'redis' | 'nats';
+
+/** Settings that make a scenario fast: retries, claims and reconciliation in seconds, not minutes. */
+const FAST: Record<string, string> = {
+  LOG_LEVEL: 'error',
+  DOMAIN_CACHE_MS: '0',
+  RECONCILE_INTERVAL_MS: '200',
+  DISPATCH_GRACE_SECONDS: '1',
+  DELIVERY_HOSTNAME: 'mta.us-east-1.herald.test',
+  DELIVERY_RETRY_SCHEDULE: '1',
+  DELIVERY_CLAIM_SECONDS: '4',
+  DELIVERY_CONNECT_TIMEOUT_MS: '1000',
+  DELIVERY_GREETING_TIMEOUT_MS: '2000',
+  DELIVERY_COMMAND_TIMEOUT_MS: '5000',
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8',
+  WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1',
+};
+
+export interface FaultTeam {
+  id: string;
+  token: string;
+  from: string;
+}
+
+/** A role started as a child process: `herald webhooks` (api and worker have their own starters). */
+export interface RoleProcess {
+  child: ChildProcess;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+  stderr(): string;
+  stop(signal?: NodeJS.Signals): Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+/**
+ * One fault scenario's world on a suite's private stack: a fresh schema, Redis prefix and NATS
+ * namespace; a TCP proxy between every role and every service (so one role can be cut from one
+ * service); Herald's roles as child processes; DNS, MX sinks and a webhook receiver in this process.
+ */
+export class FaultWorld {
+  readonly sinks: (MxSink | ScriptedMx)[] = [];
+  readonly roles: { stop(signal?: NodeJS.Signals): Promise<unknown> }[] = [];
+  private nextHost = 0;
+
+  private constructor(
+    readonly stack: PrivateStack,
+    private readonly isolated: IsolatedConfig,
+    readonly dns: TestDnsServer,
+    readonly mxPort: number,
+    readonly proxies: Record<`${FaultRole}.${FaultService}`, TcpProxy>,
+    readonly receiver: WebhookReceiver,
+    readonly db: Client,
+    readonly apiPort: number,
+    private readonly overrides: Record<string, string>,
+  ) {}
+
+  static async start(stack: PrivateStack, overrides: Record<string, string> = {}): Promise<FaultWorld> {
+    const dns = await TestDnsServer.start();
+    const mxPort = await freeSharedPort(SINK_HOSTS);
+    const isolated = await isolatedConfig({ ...stack.urls, ...FAST, DNS_SERVERS: dns.address(), DELIVERY_PORT: String(mxPort), ...overrides });
+    const targets = { postgres: stack.postgres.port, redis: stack.redis.port, nats: stack.nats.port };
+    const proxies = {} as Record<`${FaultRole}.${FaultService}`, TcpProxy>;
+    for (const role of FAULT_ROLES) {
+      for (const [service, port] of Object.entries(targets)) proxies[`${role}.${service as FaultService}`] = await TcpProxy.start({ port });
+    }
+    const db = new Client({ connectionString: stack.urls.DATABASE_URL });
+    // A scenario may kill Postgres under this connection; its queries fail loudly, the event need not.
+    db.on('error', () => undefined);
+    await db.connect();
+    await db.query(`SET search_path TO "${isolated.config.DATABASE_SCHEMA}"`);
+    return new FaultWorld(stack, isolated, dns, mxPort, proxies, await WebhookReceiver.start(), db, await freePort(), overrides);
+  }
+
+  get config(): HeraldConfig {
+    return this.isolated.config;
+  }
+
+  /** A role's environment: the scenario's isolation, the fast settings, and every service through the role's proxies. */
+  env(role: FaultRole, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    return workerEnv(this.config, {
+      ...FAST,
+      ...this.overrides,
+      DATABASE_URL: this.proxies[`${role}.postgres`].rewrite(this.stack.urls.DATABASE_URL),
+      REDIS_URL: this.proxies[`${role}.redis`].rewrite(this.stack.urls.REDIS_URL),
+      NATS_URL: this.proxies[`${role}.nats`].rewrite(this.stack.urls.NATS_URL),
+      ...extra,
+    });
+  }
+
+  /** `herald api` on the scenario's fixed port (a restarted API answers at the same address). */
+  async api(extra: Record<string, string> = {}): Promise<ApiProcess> {
+    const api = await startApiProcess(this.env('api', extra), this.apiPort);
+    this.roles.push(api);
+    return api;
+  }
+
+  apiUrl(): string {
+    return `http://127.0.0.1:${this.apiPort}`;
+  }
+
+  async worker(extra: Record<string, string> = {}, options: { waitReady?: boolean } = {}): Promise<WorkerProcess> {
+    const worker = await startWorkerProcess(this.env('worker', extra), options);
+    this.roles.push(worker);
+    return worker;
+  }
+
+  async webhooks(extra: Record<string, string> = {}): Promise<RoleProcess> {
+    const role = await startOpsRole('webhooks', this.env('webhooks', extra));
+    this.roles.push(role);
+    return role;
+  }
+
+  /**
+   * A team with a key (made by the CLI), a verified sending domain and a webhook on every email
+   * event to the receiver (made through the API: it waits for one to answer at the scenario's
+   * address, so it can run while the roles start).
+   */
+  async team(name = 'faults'): Promise<FaultTeam> {
+    const direct = workerEnv(this.config, { ...this.stack.urls });
+    const team = await herald(direct, 'team', 'create', '--name', name, '--plan', 'scale-1m', '--rate-limit', '100000');
+    const { token } = await herald(direct, 'key', 'create', '--team', team.id);
+    await waitUntil('the API', () => fetch(`${this.apiUrl()}/health/ready`).then((r) => r.ok, () => false), 30_000, 100);
+    const domain = `${name}.acme.test`;
+    const created = await this.call(token, 'POST', '/domains', { name: domain });
+    if (created.status !== 200) throw new Error(`POST /domains: ${created.status} ${JSON.stringify(created.body)}`);
+    await this.db.query(`UPDATE domains SET status = 'verified', verified_at = now() WHERE id = $1`, [created.body.id]);
+    const events = ['email.sent', 'email.delivered', 'email.bounced', 'email.failed', 'email.suppressed', 'email.delivery_delayed'];
+    const hook = await this.call(token, 'POST', '/webhooks', { endpoint: this.receiver.url(`/${team.id}`), events });
+    if (hook.status !== 200 && hook.status !== 201) throw new Error(`POST /webhooks: ${hook.status} ${JSON.stringify(hook.body)}`);
+    return { id: team.id, token, from: `hello@${domain}` };
+  }
+
+  /** The usual start of a scenario: api, worker and webhooks roles and a team, side by side. */
+  async startRoles(name: string): Promise<{ team: FaultTeam; api: ApiProcess; worker: WorkerProcess; webhooks: RoleProcess }> {
+    const [team, api, worker, webhooks] = await Promise.all([this.team(name), this.api(), this.worker(), this.webhooks()]);
+    return { team, api, worker, webhooks };
+  }
+
+  /** A raw request to the API: network errors (a dead or cut API) come back as status 0. */
+  call(token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<Reply> {
+    return request(this.apiUrl(), token, method, path, body, headers, timeoutMs);
+  }
+
+  /**
+   * Lets the idempotency markers of requests a killed API left in flight run out now, as their
+   * 60 s (IN_FLIGHT_TTL_MS) would: compressed time, so a scenario stays bounded. Only for when no
+   * API is running, so every in-flight marker is a dead request's. Returns how many there were.
+   */
+  async expireInFlightMarkers(): Promise<number> {
+    const redis = createClient({ url: this.stack.urls.REDIS_URL });
+    await redis.connect();
+    try {
+      let expired = 0;
+      for await (const keys of redis.scanIterator({ MATCH: `${this.config.REDIS_PREFIX}idempotency:*`, COUNT: 1000 })) {
+        for (const key of keys) {
+          const value = await redis.get(key);
+          if (value && (JSON.parse(value) as { state?: string }).state === 'in_flight') expired += await redis.pExpire(key, 1);
+        }
+      }
+      return expired;
+    } finally {
+      await redis.quit();
+    }
+  }
+
+  /** An MX sink (smtp-server) for `domain`, on the next loopback address. */
+  async sink(domain: string, options: Partial<MxSinkOptions> = {}): Promise<MxSink> {
+    const sink = await MxSink.start({ host: this.host(), port: this.mxPort, starttls: false, ...options });
+    this.route(domain, sink.host);
+    this.sinks.push(sink);
+    return sink;
+  }
+
+  /** A scripted MX (trickle, drop after data) for `domain`. */
+  async scriptedMx(domain: string): Promise<ScriptedMx> {
+    const mx = await ScriptedMx.start({ host: this.host(), port: this.mxPort });
+    this.route(domain, mx.host);
+    this.sinks.push(mx);
+    return mx;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.roles.map((r) => r.stop('SIGKILL')));
+    await Promise.allSettled(this.sinks.map((s) => s.close()));
+    await Promise.allSettled(Object.values(this.proxies).map((p) => p.close()));
+    await this.receiver.close();
+    await this.dns.close();
+    await this.db.end();
+    await this.isolated.cleanup().catch(() => undefined);
+  }
+
+  private host(): string {
+    const host = SINK_HOSTS[this.nextHost++];
+    if (!host) throw new Error('out of sink addresses');
+    return host;
+  }
+
+  private route(domain: string, address: string): void {
+    this.dns.set(domain, 'MX', [{ exchange: `mx.${domain}`, priority: 10 }]);
+    this.dns.set(`mx.${domain}`, 'A', [address]);
+  }
+}
+
+export interface Reply {
+  status: number;
+  body: any;
+  headers: Headers | null;
+}
+
+/** A request to a Herald API; network errors (a dead or cut API, a timeout) come back as status 0. */
+export async function request(url: string, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<Reply> {
+  try {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+  } catch (error) {
+    return { status: 0, body: { error: (error as Error).message }, headers: null };
+  }
+}
+
+/** A role without HTTP (`herald webhooks`) as a child process, ready once its ops port says so. */
+async function startOpsRole(role: 'webhooks', env: NodeJS.ProcessEnv): Promise<RoleProcess> {
+  const opsPort = await freePort();
+  const child = spawn(process.execPath, [BIN, role], { env: { ...env, OPS_PORT: String(opsPort) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  await waitUntil(
+    `herald ${role} ready`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`herald ${role} exited early: ${stderr}`);
+      return fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((r) => r.ok, () => false);
+    },
+    30_000,
+    100,
+  );
+  return { child, exited, stderr: () => stderr, stop };
+}
