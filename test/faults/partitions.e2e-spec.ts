@@ -28,37 +28,51 @@ describe('fault 5: API partitions', () => {
     await world?.close();
   });
 
-  it.each<[FaultService]>([['postgres'], ['redis']])('API ↔ %s: black hole, then resets; nothing accepted is lost, no key sent twice', async (service) => {
-    world = await FaultWorld.start(stack);
-    const sink = await world.sink(`inbox.${service}.test`);
-    const { team } = await world.startRoles(service);
-    const proxy = world.proxies[`api.${service}`];
-    const load = keyedLoad(world, team, (n) => `p${n}@inbox.${service}.test`);
-    const phase = (name: string) => ({ name, at: load.sends.length });
-    const phases = [phase('before')];
-    await sleep(1_000);
-    proxy.set('blackhole');
-    phases.push(phase('black hole'));
-    await sleep(3_000);
-    proxy.heal();
-    phases.push(phase('healed'));
-    await sleep(1_000);
-    proxy.set('refuse').reset();
-    phases.push(phase('reset and refused'));
-    await sleep(1_500);
-    proxy.heal();
-    phases.push(phase('healed'));
-    await sleep(1_500);
-    // A key whose claim reached Redis only after the API gave up on it stays claimed until the
-    // marker's TTL (60 s): its retries get 409 in-progress meanwhile. Not waited for here; counted.
-    await load.stop(10_000);
-    const unanswered = load.sends.filter((s) => !s.id);
+  it.each<[FaultService]>([['postgres'], ['redis']])(
+    'API ↔ %s: black hole, then resets; nothing accepted is lost, no key sent twice',
+    async (service) => {
+      world = await FaultWorld.start(stack);
+      const sink = await world.sink(`inbox.${service}.test`);
+      const { team } = await world.startRoles(service);
+      const proxy = world.proxies[`api.${service}`];
+      const load = keyedLoad(world, team, (n) => `p${n}@inbox.${service}.test`);
+      const phase = (name: string) => ({ name, at: load.sends.length });
+      const phases = [phase('before')];
+      await sleep(1_000);
+      proxy.set('blackhole');
+      phases.push(phase('black hole'));
+      await sleep(3_000);
+      proxy.heal();
+      phases.push(phase('healed'));
+      await sleep(1_000);
+      proxy.set('refuse').reset();
+      phases.push(phase('reset and refused'));
+      await sleep(1_500);
+      proxy.heal();
+      phases.push(phase('healed'));
+      await sleep(1_500);
+      // A key whose claim reached Redis only after the API gave up on it stays claimed until the
+      // marker's TTL (60 s): its retries get 409 in-progress meanwhile. Not waited for here; counted.
+      await load.stop(10_000);
+      const unanswered = load.sends.filter((s) => !s.id);
 
-    const ledger = await settleLedger({ db: world.db, accepted: load.accepted(), sinks: [sink], webhooks: { receiver: world.receiver, teamId: team.id } });
-    printLedger(`5 API ↔ ${service} partitioned (${unanswered.length} key(s) still refused 409 at the end; answers ${JSON.stringify(load.statuses)}, errors ${JSON.stringify(load.errors)}, sends by phase ${JSON.stringify(phases)})`, ledger, 0);
-    expect(await keyMismatches(world, team.id, load)).toEqual([]);
-    // Refused keys stored nothing (keyMismatches): the client may still send them once the marker expires.
-    if (service === 'postgres') expect(unanswered).toEqual([]);
-    expectLedger(ledger, 0);
-  });
+      const ledger = await settleLedger({
+        db: world.db,
+        accepted: load.accepted(),
+        sinks: [sink],
+        webhooks: { receiver: world.receiver, teamId: team.id },
+      });
+      printLedger(
+        `5 API ↔ ${service} partitioned (${unanswered.length} key(s) still refused 409 at the end; answers ${JSON.stringify(load.statuses)}, errors ${JSON.stringify(load.errors)}, sends by phase ${JSON.stringify(phases)})`,
+        ledger,
+        0,
+      );
+      // A request the partition broke is answered 503 with Retry-After (the client retries), never a 500.
+      expect(load.statuses[500] ?? 0).toBe(0);
+      expect(await keyMismatches(world, team.id, load)).toEqual([]);
+      // Refused keys stored nothing (keyMismatches): the client may still send them once the marker expires.
+      if (service === 'postgres') expect(unanswered).toEqual([]);
+      expectLedger(ledger, 0);
+    },
+  );
 });

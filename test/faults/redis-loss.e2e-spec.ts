@@ -43,12 +43,25 @@ describe('fault 14: Redis restarted empty under load', () => {
     // Every key answered so far, again, now that Redis has none of them: the same email, from Postgres.
     const answered = load.sends.filter((s) => s.id);
     const replays = await Promise.all(
-      answered.map((s) => world.call(team.token, 'POST', '/emails', { from: team.from, to: s.to, subject: s.key, text: 'once' }, { 'idempotency-key': s.key })),
+      answered.map((s) =>
+        world.call(team.token, 'POST', '/emails', { from: team.from, to: s.to, subject: s.key, text: 'once' }, { 'idempotency-key': s.key }),
+      ),
     );
-    const notReplayed = replays.map((r, i) => ({ key: answered[i].key, status: r.status, id: r.body?.id, first: answered[i].id })).filter((r) => r.status !== 200 || r.id !== r.first);
+    const notReplayed = replays
+      .map((r, i) => ({ key: answered[i].key, status: r.status, id: r.body?.id, first: answered[i].id }))
+      .filter((r) => r.status !== 200 || r.id !== r.first);
 
-    const ledger = await settleLedger({ db: world.db, accepted: load.accepted(), sinks: [sink], webhooks: { receiver: world.receiver, teamId: team.id } });
-    printLedger(`14 Redis restarted empty after ${before} sends (answers ${JSON.stringify(load.statuses)}, errors ${JSON.stringify(load.errors)})`, ledger, 0);
+    const ledger = await settleLedger({
+      db: world.db,
+      accepted: load.accepted(),
+      sinks: [sink],
+      webhooks: { receiver: world.receiver, teamId: team.id },
+    });
+    printLedger(
+      `14 Redis restarted empty after ${before} sends (answers ${JSON.stringify(load.statuses)}, errors ${JSON.stringify(load.errors)})`,
+      ledger,
+      0,
+    );
     expect(before).toBeGreaterThan(0);
     expect(notReplayed).toEqual([]);
     expect(await keyMismatches(world, team.id, load)).toEqual([]);

@@ -12,7 +12,12 @@ async function sendAll(world: FaultWorld, team: FaultTeam, addresses: string[]):
   const accepted = new Map<string, string[]>();
   for (let i = 0; i < addresses.length; i += 50) {
     const batch = addresses.slice(i, i + 50);
-    const { status, body } = await world.call(team.token, 'POST', '/emails/batch', batch.map((to) => ({ from: team.from, to, subject: `for ${to}`, text: 'hi' })));
+    const { status, body } = await world.call(
+      team.token,
+      'POST',
+      '/emails/batch',
+      batch.map((to) => ({ from: team.from, to, subject: `for ${to}`, text: 'hi' })),
+    );
     if (status !== 200) throw new Error(`POST /emails/batch: ${status} ${JSON.stringify(body)}`);
     (body.data as { id: string }[]).forEach(({ id }, n) => accepted.set(id, [batch[n]]));
   }
@@ -21,7 +26,11 @@ async function sendAll(world: FaultWorld, team: FaultTeam, addresses: string[]):
 
 /** Recipients claimed by a worker and not yet recorded. */
 const sending = async (world: FaultWorld, ids: string[]) =>
-  new Set((await world.db.query<{ address: string }>(`SELECT address FROM email_recipients WHERE email_id = ANY($1::uuid[]) AND status = 'sending'`, [ids])).rows.map((r) => r.address));
+  new Set(
+    (
+      await world.db.query<{ address: string }>(`SELECT address FROM email_recipients WHERE email_id = ANY($1::uuid[]) AND status = 'sending'`, [ids])
+    ).rows.map((r) => r.address),
+  );
 
 /** In flight at a kill: claimed and unrecorded by the dead worker, and already at the MX. */
 const atTheMx = (claimed: Set<string>, sink: { messages: { recipients: string[] }[] }) =>
@@ -52,7 +61,10 @@ describe('fault 1: kill -9 a worker mid-delivery', () => {
     const { team, worker } = await world.startRoles('data');
     const slow = (await world.sink('slow.data.test')).behave({ delayMs: 2_500 });
     const fast = await world.sink('fast.data.test');
-    const addresses = [...Array.from({ length: 20 }, (_, i) => `s${i}@slow.data.test`), ...Array.from({ length: 20 }, (_, i) => `f${i}@fast.data.test`)];
+    const addresses = [
+      ...Array.from({ length: 20 }, (_, i) => `s${i}@slow.data.test`),
+      ...Array.from({ length: 20 }, (_, i) => `f${i}@fast.data.test`),
+    ];
     const accepted = await sendAll(world, team, addresses);
     const ids = [...accepted.keys()];
     // Ten transactions to the slow MX have sent their data and wait for its reply.

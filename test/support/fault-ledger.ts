@@ -43,10 +43,15 @@ export interface Ledger {
  */
 export async function settleLedger(input: LedgerInput, timeoutMs = 30_000): Promise<Ledger> {
   let ledger = await countLedger(input);
-  await waitUntil('the ledger to settle', async () => {
-    ledger = await countLedger(input);
-    return (ledger.lost === 0 && ledger.webhookMissing === 0) || `${ledger.lost} lost, ${ledger.webhookMissing} webhook events missing`;
-  }, timeoutMs, 250).catch(() => undefined);
+  await waitUntil(
+    'the ledger to settle',
+    async () => {
+      ledger = await countLedger(input);
+      return (ledger.lost === 0 && ledger.webhookMissing === 0) || `${ledger.lost} lost, ${ledger.webhookMissing} webhook events missing`;
+    },
+    timeoutMs,
+    250,
+  ).catch(() => undefined);
   // Late copies and late webhook retries land after the last state change: one more look.
   await new Promise((r) => setTimeout(r, 1_000));
   return countLedger(input);
@@ -73,7 +78,8 @@ export async function countLedger({ db, accepted, sinks, webhooks }: LedgerInput
 
   const copies = new Map<string, number>();
   for (const sink of sinks) {
-    for (const message of sink.messages) for (const address of message.recipients) copies.set(address.toLowerCase(), (copies.get(address.toLowerCase()) ?? 0) + 1);
+    for (const message of sink.messages)
+      for (const address of message.recipients) copies.set(address.toLowerCase(), (copies.get(address.toLowerCase()) ?? 0) + 1);
   }
   const answered = new Set([...accepted.values()].flat().map((a) => a.toLowerCase()));
   const duplicated = Object.fromEntries([...copies].filter(([, n]) => n > 1));
@@ -86,7 +92,9 @@ export async function countLedger({ db, accepted, sinks, webhooks }: LedgerInput
       `SELECT id, type, email_id FROM email_events WHERE email_id = ANY($1::uuid[]) AND type = ANY($2::text[])`,
       [ids, EMAIL_EVENTS],
     );
-    const messages = await db.query<{ id: string; event_id: string }>(`SELECT id, event_id FROM webhook_messages WHERE team_id = $1`, [webhooks.teamId]);
+    const messages = await db.query<{ id: string; event_id: string }>(`SELECT id, event_id FROM webhook_messages WHERE team_id = $1`, [
+      webhooks.teamId,
+    ]);
     const eventOf = new Map(messages.rows.map((m) => [m.id, m.event_id]));
     const seen = new Map<string, number>();
     for (const delivery of webhooks.receiver.at(`/${webhooks.teamId}`)) {
@@ -131,7 +139,10 @@ export function printLedger(scenario: string, ledger: Ledger, duplicateBound: nu
   ];
   const widths = columns.map(([name, value]) => Math.max(name.length, String(value).length));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i])).join(' | ')} |`;
-  const detail = ledger.lost || ledger.duplicates || ledger.webhookMissing || ledger.webhookDuplicates ? `\n${JSON.stringify(ledger.details, null, 1).slice(0, 3000)}` : '';
+  const detail =
+    ledger.lost || ledger.duplicates || ledger.webhookMissing || ledger.webhookDuplicates
+      ? `\n${JSON.stringify(ledger.details, null, 1).slice(0, 3000)}`
+      : '';
   console.log(`ledger: ${scenario}\n${line(columns.map(([n]) => n))}\n${line(columns.map(([, v]) => String(v)))}${detail}`);
 }
 

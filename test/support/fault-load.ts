@@ -29,7 +29,12 @@ export interface KeyedLoad {
  * (same body) on any answer but 200, as a careful client does: refusals, resets, timeouts, 503
  * and 409 in-progress alike. The retry schedule is short (fault scenarios are short).
  */
-export function keyedLoad(world: FaultWorld, team: FaultTeam, to: (n: number) => string, options: { clients?: number; timeoutMs?: number } = {}): KeyedLoad {
+export function keyedLoad(
+  world: FaultWorld,
+  team: FaultTeam,
+  to: (n: number) => string,
+  options: { clients?: number; timeoutMs?: number } = {},
+): KeyedLoad {
   const sends: KeyedSend[] = [];
   const statuses: Record<number, number> = {};
   const errors: Record<string, number> = {};
@@ -89,7 +94,8 @@ export async function keyMismatches(world: FaultWorld, teamId: string, load: Key
   for (const send of load.sends) {
     const row = stored.get(send.key);
     if (!send.id && !row) continue;
-    if (!send.id || !row || row.ids.length !== 1 || row.ids[0] !== send.id) wrong.push({ key: send.key, answered: send.id ?? null, stored: row?.ids ?? [] });
+    if (!send.id || !row || row.ids.length !== 1 || row.ids[0] !== send.id)
+      wrong.push({ key: send.key, answered: send.id ?? null, stored: row?.ids ?? [] });
   }
   const known = new Set(load.sends.map((s) => s.key));
   for (const key of stored.keys()) if (!known.has(key)) wrong.push({ key, stored: stored.get(key)!.ids, answered: 'never sent' });

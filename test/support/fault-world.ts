@@ -143,7 +143,16 @@ export class FaultWorld {
     const direct = workerEnv(this.config, { ...this.stack.urls });
     const team = await herald(direct, 'team', 'create', '--name', name, '--plan', 'scale-1m', '--rate-limit', '100000');
     const { token } = await herald(direct, 'key', 'create', '--team', team.id);
-    await waitUntil('the API', () => fetch(`${this.apiUrl()}/health/ready`).then((r) => r.ok, () => false), 30_000, 100);
+    await waitUntil(
+      'the API',
+      () =>
+        fetch(`${this.apiUrl()}/health/ready`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      30_000,
+      100,
+    );
     const domain = `${name}.acme.test`;
     const created = await this.call(token, 'POST', '/domains', { name: domain });
     if (created.status !== 200) throw new Error(`POST /domains: ${created.status} ${JSON.stringify(created.body)}`);
@@ -232,7 +241,15 @@ export interface Reply {
 }
 
 /** A request to a Herald API; network errors (a dead or cut API, a timeout) come back as status 0. */
-export async function request(url: string, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<Reply> {
+export async function request(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = 10_000,
+): Promise<Reply> {
   try {
     const response = await fetch(`${url}${path}`, {
       method,
@@ -262,7 +279,10 @@ async function startOpsRole(role: 'webhooks', env: NodeJS.ProcessEnv): Promise<R
     `herald ${role} ready`,
     async () => {
       if (child.exitCode !== null) throw new Error(`herald ${role} exited early: ${stderr}`);
-      return fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((r) => r.ok, () => false);
+      return fetch(`http://127.0.0.1:${opsPort}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
     },
     30_000,
     100,

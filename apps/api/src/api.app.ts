@@ -2,6 +2,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance } from 'fastify';
 import { ApiKeysService } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
+import { postgresUnavailable } from '@herald/database';
 import { configureHttp, httpServerOptions } from '@herald/http';
 import { RateLimiter } from '@herald/limits';
 import { installHttpMetrics, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
@@ -32,7 +33,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
   });
   const module = (roleLogging: LoggingOptions) => ApiModule.forConfig(config, roleLogging);
   return startRoleHttp('api', config, logging, { module, adapter, options: { bodyParser: false } }, async (app) => {
-    configureHttp(app);
+    configureHttp(app, postgresUnavailable);
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
     serveOpenApi(app, config);

@@ -87,19 +87,20 @@ export class JetStreamConsumers implements OnApplicationBootstrap {
   }
 
   private settle(options: JetStreamConsumerOptions, m: JsMsg, settlement: Settlement): void {
-    const where = `${options.stream}/${options.durable} seq ${m.seq} (${m.subject}, delivery ${m.info.deliveryCount})`;
+    // Built only to log: reading m.info parses the message's reply subject.
+    const where = () => `${options.stream}/${options.durable} seq ${m.seq} (${m.subject}, delivery ${m.info.deliveryCount})`;
     try {
       switch (settlement.action) {
         case 'ack':
           m.ack();
           return;
         case 'nak':
-          this.logger.warn(`retrying ${where} in ${settlement.delayMs} ms: ${settlement.reason}`);
+          this.logger.warn(`retrying ${where()} in ${settlement.delayMs} ms: ${settlement.reason}`);
           m.nak(settlement.delayMs);
           return;
         case 'term':
           // Terminated messages are gone for good: log enough to find and replay them by hand.
-          this.logger.error(`terminated poison message ${where}: ${settlement.reason}`);
+          this.logger.error(`terminated poison message ${where()}: ${settlement.reason}`);
           m.term();
           return;
         default: {
@@ -109,7 +110,7 @@ export class JetStreamConsumers implements OnApplicationBootstrap {
       }
     } catch (error) {
       // The connection is gone; the server redelivers after ack_wait.
-      this.logger.warn(`could not settle ${where}: ${(error as Error).message}`);
+      this.logger.warn(`could not settle ${where()}: ${(error as Error).message}`);
     }
   }
 }

@@ -3,3 +3,4 @@ export * from './database.module';
 export * from './keyset-page';
 export * from './postgres.health';
 export * from './transaction';
+export * from './postgres-unavailable';

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
+import type { HeraldError } from '@herald/core';
 import { HeraldExceptionFilter } from './herald-exception.filter';
 import { parseJsonBody } from './json-body.parser';
 import { SECURITY_HEADERS } from './server-options';
@@ -25,10 +26,11 @@ function routePattern(url: string): RegExp {
  * - 404 `not_found` for an unknown path, 405 `method_not_allowed` with `Allow` for a known path
  *   with the wrong verb, both as Resend error bodies;
  * - SECURITY_HEADERS on every response;
- * - every error through HeraldExceptionFilter.
+ * - every error through HeraldExceptionFilter, `translateError` first for a backing service's
+ *   failure (Postgres unreachable → 503 with `Retry-After`).
  * Call before `app.init()`, on an adapter built with httpServerOptions.
  */
-export function configureHttp(app: NestFastifyApplication): void {
+export function configureHttp(app: NestFastifyApplication, translateError?: (error: unknown) => HeraldError | null): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   const routes: KnownRoute[] = [];
   fastify.addHook('onRoute', (route) => {
@@ -56,5 +58,5 @@ export function configureHttp(app: NestFastifyApplication): void {
     const path = url.split('?')[0].replace(/\/{2,}/g, '/');
     return [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].sort();
   };
-  app.useGlobalFilters(new HeraldExceptionFilter(allowedMethods));
+  app.useGlobalFilters(new HeraldExceptionFilter(allowedMethods, translateError));
 }

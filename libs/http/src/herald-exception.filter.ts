@@ -25,8 +25,15 @@ export const INTERNAL_MESSAGE = 'Internal server error. We are unable to process
 export class HeraldExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrors');
 
-  /** @param allowedMethods the methods served for a URL's path, none if the path is unknown (404 vs 405). */
-  constructor(private readonly allowedMethods: (url: string) => string[] = () => []) {}
+  /**
+   * @param allowedMethods the methods served for a URL's path, none if the path is unknown (404 vs 405).
+   * @param translate turns a backing service's failure into the client's answer (Postgres
+   *   unreachable → 503), or null for an error that is a 500.
+   */
+  constructor(
+    private readonly allowedMethods: (url: string) => string[] = () => [],
+    private readonly translate: (error: unknown) => HeraldError | null = () => null,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -58,6 +65,11 @@ export class HeraldExceptionFilter implements ExceptionFilter {
       if (status < 500) return new HeraldError('validation_error', exception.message);
     }
     if (exception instanceof SyntaxError) return new HeraldError('validation_error', 'The request body is not valid JSON.');
+    const translated = this.translate(exception);
+    if (translated) {
+      this.logger.warn(`${request.method} ${request.url.split('?')[0]} answered ${translated.code}: ${(exception as Error).message}`);
+      return translated;
+    }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return new HeraldError('application_error', INTERNAL_MESSAGE);
   }

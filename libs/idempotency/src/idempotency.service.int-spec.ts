@@ -168,6 +168,15 @@ describe('IdempotencyService', () => {
     await expect(service.begin(s, 'h1')).resolves.toMatchObject({ body: { id: 'retry' } });
   });
 
+  it('answers a request that committed while its marker is still in Redis (it died before swapping) from Postgres', async () => {
+    const s = scope();
+    const dead = leaseOf(await service.begin(s, 'h1'));
+    await db.transaction((m) => records.insert(m, { ...dead.scope, requestHash: 'h1', statusCode: 200, response: { id: 'committed' } }));
+    // No complete(): the process died here, and its marker lives on in Redis.
+    await expect(other.get(IdempotencyService).begin(s, 'h1')).resolves.toEqual({ kind: 'replay', statusCode: 200, body: { id: 'committed' } });
+    expect(await codeOf(service.begin(s, 'another payload'))).toBe('invalid_idempotent_request');
+  });
+
   it('settles two requests that both proceeded after Redis lost the key: Postgres decides', async () => {
     const s = scope();
     const first = leaseOf(await service.begin(s, 'h1'));

@@ -46,8 +46,8 @@ export class IdempotencyService {
    * Postgres is read only when the claim succeeded, i.e. Redis had nothing for the key (never
    * used, expired, or Redis lost it). Then we hold the key, so consulting Postgres is race-free
    * with respect to every other begin(); a committed record there is replayed and written back
-   * to Redis. When Redis does have an entry it is trusted: a final record is a copy of a
-   * committed Postgres row, and a marker means a request is in flight.
+   * to Redis. When Redis has a final record it is trusted (a copy of a committed Postgres row);
+   * when it has a marker, Postgres is asked whether that request committed (answerInFlight).
    */
   async begin(scope: IdempotencyScope, requestHash: string): Promise<Begin> {
     const lease: Lease = { scope, requestHash, token: randomUUID() };
@@ -58,7 +58,10 @@ export class IdempotencyService {
       if (!isRedisUnavailable(error)) throw error;
       return this.beginWithoutRedis(scope, requestHash);
     }
-    if (existing !== null) return answer(decodeEntry(String(existing)), requestHash);
+    if (existing !== null) {
+      const entry = decodeEntry(String(existing));
+      return entry.state === 'in_flight' ? this.answerInFlight(scope, entry, requestHash) : answer(entry, requestHash);
+    }
 
     let record: IdempotencyRecord | null;
     try {
@@ -69,6 +72,18 @@ export class IdempotencyService {
     }
     if (!record) return { kind: 'proceed', lease };
     return this.replayRecord(lease, record);
+  }
+
+  /**
+   * A marker says a request holds the key. If that request has committed, Postgres has its final
+   * answer (its process died between the commit and swapping the marker, or Redis froze then):
+   * replay it rather than answer 409 until the marker expires. One indexed read, only on this
+   * conflict path; if Postgres cannot answer, the marker's 409 stands.
+   */
+  private async answerInFlight(scope: IdempotencyScope, entry: RegistryEntry, requestHash: string): Promise<Replay> {
+    const record = await this.records.find(scope.teamId, scope.endpoint, scope.key).catch(() => null);
+    if (!record) return answer(entry, requestHash);
+    return answer({ state: 'done', requestHash: record.requestHash, statusCode: record.statusCode, body: record.response }, requestHash);
   }
 
   /**

@@ -38,7 +38,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const user = process.getuid?.() === 0 ? systemUser('postgres') : null;
   if (user) await chown(dir, user.uid, user.gid);
   const as = user ? { uid: user.uid, gid: user.gid } : {};
-  execFileSync(join(BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions'], { ...as, stdio: 'ignore' });
+  execFileSync(join(BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions'], {
+    ...as,
+    stdio: 'ignore',
+  });
 
   let child: ChildProcess | null = null;
   const start = async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeysService } from '@herald/accounts';
 import { isHeraldError } from '@herald/core';
+import { postgresUnavailable } from '@herald/database';
 import { sendError } from '@herald/http';
 import { RateLimitConfig, RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
 
@@ -25,8 +26,10 @@ export function installApiKeyHook(fastify: FastifyInstance, apiKeys: ApiKeysServ
       if (!state.allowed) return sendError(reply, rateLimitError(state));
       request.principal = principal;
     } catch (error) {
-      if (!isHeraldError(error)) throw error;
-      return sendError(reply, error);
+      // A key not in the cache is read from Postgres: unreachable, that is a 503 like the routes'.
+      const answer = isHeraldError(error) ? error : postgresUnavailable(error);
+      if (!answer) throw error;
+      return sendError(reply, answer);
     }
   });
 }
