@@ -1,11 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { freeLoopbackPort } from './free-port';
+import { killServer, spawnServer } from './server-process';
 
 /**
  * A nats-server with JetStream of the test's own (`nats-server -js -sd <tmp>`) on a free loopback
@@ -30,24 +30,12 @@ export async function startPrivateNats(): Promise<PrivateNats> {
   let child: ChildProcess | null = null;
 
   const start = async () => {
-    const started = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    started.stderr!.on('data', (d) => (stderr += d));
-    child = started;
-    const deadline = Date.now() + 15_000;
-    while (!(await jetStreamAnswers(url))) {
-      if (started.exitCode !== null) throw new Error(`nats-server exited: ${stderr}`);
-      if (Date.now() > deadline) throw new Error(`nats-server on port ${port} did not answer: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    child = await spawnServer('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], () => jetStreamAnswers(url), 15_000);
   };
   const kill = async () => {
     const running = child;
     child = null;
-    if (!running || running.exitCode !== null || running.signalCode !== null) return;
-    const exited = once(running, 'exit');
-    running.kill('SIGKILL');
-    await exited;
+    await killServer(running);
   };
 
   await start();

@@ -1,9 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort } from './free-port';
+import { killServer, spawnServer } from './server-process';
 
 /**
  * A redis-server of the test's own, on a free loopback port, for the suites that stop, freeze or
@@ -31,26 +32,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   let child: ChildProcess | null = null;
 
   const start = async () => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-    args.push('--dir', dir, '--loglevel', 'warning');
-    const started = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    child = started;
-    let stderr = '';
-    started.stderr!.on('data', (d) => (stderr += d));
-    const deadline = Date.now() + 10_000;
-    while (!(await answersPing(port))) {
-      if (started.exitCode !== null) throw new Error(`redis-server exited: ${stderr}`);
-      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'];
+    child = await spawnServer('redis-server', args, () => answersPing(port), 10_000);
   };
   const kill = async () => {
     const running = child;
     child = null;
-    if (!running || running.exitCode !== null || running.signalCode !== null) return;
-    const exited = once(running, 'exit');
-    running.kill('SIGKILL');
-    await exited;
+    await killServer(running);
   };
 
   await start();
@@ -69,15 +57,6 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** One PING over a raw socket, so the helper needs no Redis client of its own. */
