@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { isolatedConfig, IsolatedConfig } from '@herald/testing';
-import { ApiProcess, envOf, herald, startApiProcess } from '../support/herald-process';
+import { ApiProcess, crashAfterCommit, envOf, herald, startApiProcess } from '../support/herald-process';
 import { NatsProbe } from '../support/nats-probe';
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -43,7 +43,7 @@ describe('a crash between commit and publish', () => {
     const team = await herald(env, 'team', 'create', '--name', 'crash', '--plan', 'pro-50k', '--rate-limit', '1000');
     const { token } = await herald(env, 'key', 'create', '--team', team.id);
 
-    const doomed = await startApiProcess({ ...env, HERALD_FAILPOINT: 'crash-after-commit', RECONCILE_INTERVAL_MS: '600000' });
+    const doomed = await startApiProcess(crashAfterCommit({ ...env, RECONCILE_INTERVAL_MS: '600000' }));
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     // The team's sending domain, added through the API and marked verified directly (DNS
     // verification has its own suites, in test/domains).

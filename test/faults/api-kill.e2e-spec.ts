@@ -3,7 +3,7 @@ import { startPrivateStack, type PrivateStack } from '@herald/testing';
 import { emailsByKey, keyedLoad, keyMismatches } from '../support/fault-load';
 import { expectLedger, printLedger, settleLedger } from '../support/fault-ledger';
 import { FaultWorld, request } from '../support/fault-world';
-import { startApiProcess } from '../support/herald-process';
+import { crashAfterCommit, startApiProcess } from '../support/herald-process';
 
 jest.setTimeout(90_000);
 
@@ -33,10 +33,7 @@ describe('fault 2: kill -9 the API between commit and response', () => {
     world = await FaultWorld.start(stack);
     const sink = await world.sink('inbox.commit.test');
     // The API that dies answers on its own address; the retry reaches a surviving one (behind a load balancer, say).
-    const [{ team }, doomed] = await Promise.all([
-      world.startRoles('commit'),
-      startApiProcess(world.env('api', { HERALD_FAILPOINT: 'crash-after-commit' })),
-    ]);
+    const [{ team }, doomed] = await Promise.all([world.startRoles('commit'), startApiProcess(crashAfterCommit(world.env('api')))]);
     const key = randomUUID();
     const body = { from: team.from, to: 'jane@inbox.commit.test', subject: 'Once', text: 'exactly once' };
     const first = await request(doomed.url, team.token, 'POST', '/emails', body, { 'idempotency-key': key });

@@ -56,6 +56,15 @@ export interface ApiProcess {
 }
 
 /** Starts `herald api` as a real child process (on a free port unless told) and waits until it is ready. */
+/**
+ * The environment of a role that kills itself (SIGKILL) right after an accepted email commits,
+ * before it is published or answered: a failpoint preloaded from test/support/failpoints.
+ */
+export function crashAfterCommit(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const failpoint = join(__dirname, 'failpoints', 'crash-after-commit.js');
+  return { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${failpoint}`.trim() };
+}
+
 export async function startApiProcess(env: NodeJS.ProcessEnv, port?: number): Promise<ApiProcess> {
   return startServing('api', env, port ?? (await freePort()));
 }

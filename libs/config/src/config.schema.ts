@@ -190,8 +190,6 @@ export const configSchema = z
     SMTP_SESSION_TIMEOUT_MS: int(100, 24 * 3_600_000).default(600_000),
 
     DEV_BOOTSTRAP: bool.default(false),
-    /** Fault injection for the crash-safety suites; refused in production. */
-    HERALD_FAILPOINT: z.enum(['none', 'crash-after-commit']).default('none'),
   })
   .refine((c) => Object.keys(c.REGION_BOUNCE_HOSTS).every((r) => c.HERALD_REGIONS.includes(r)), {
     path: ['REGION_BOUNCE_HOSTS'],
@@ -208,10 +206,6 @@ export const configSchema = z
   .refine((c) => c.NODE_ENV !== 'production' || !c.DEV_BOOTSTRAP, {
     path: ['DEV_BOOTSTRAP'],
     message: 'must be false in production (it creates a development team and a domain marked verified)',
-  })
-  .refine((c) => c.NODE_ENV !== 'production' || c.HERALD_FAILPOINT === 'none', {
-    path: ['HERALD_FAILPOINT'],
-    message: 'must be none in production',
   })
   .refine((c) => (c.SMTP_TLS_CERT === undefined) === (c.SMTP_TLS_KEY === undefined), {
     path: ['SMTP_TLS_CERT'],

@@ -48,7 +48,7 @@ export class SendService {
   private readonly accepted;
 
   constructor(
-    @Inject(EMAILS_CONFIG.token) private readonly config: EmailsConfig,
+    @Inject(EMAILS_CONFIG.token) config: EmailsConfig,
     private readonly emails: EmailStore,
     private readonly writer: EmailWriter,
     private readonly dispatcher: Dispatcher,
@@ -142,7 +142,6 @@ export class SendService {
       }
       reserved = null;
       this.accepted.inc({ endpoint, source }, rows.length);
-      if (this.config.HERALD_FAILPOINT === 'crash-after-commit') process.kill(process.pid, 'SIGKILL');
 
       await this.dispatcher.dispatch(rows.filter((r) => !r.email.scheduledAt));
       this.events.publish(events);
