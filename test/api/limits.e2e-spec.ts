@@ -1,4 +1,5 @@
 import type { CreateEmailOptions } from 'resend';
+import { RedisService } from '@herald/redis';
 import { call, startTestApi, TestApi, TestTeam, UUID } from '../support/api-harness';
 
 /*
@@ -141,6 +142,25 @@ describe('limits', () => {
       const newKey = await team.resend.emails.send(first, { idempotencyKey: 'welcome/2' });
       expect(newKey.error).toMatchObject({ statusCode: 429, name: 'daily_quota_exceeded' });
       expect((await team.resend.emails.list()).data!.data).toHaveLength(3);
+    });
+
+    it('is still enforced after Redis lost the counters: they are seeded again from the emails on record', async () => {
+      const team = await api.team();
+      expect((await team.resend.emails.send(emailTo(team, 50, 'before'))).error).toBeNull();
+      expect((await team.resend.emails.send(emailTo(team, 49, 'before-too'))).error).toBeNull();
+      // Redis restarted empty: the team's counters are gone (and nothing else of Redis matters here).
+      const redis = api.app.get(RedisService);
+      const counters = await redis.command((client) => client.keys(redis.key('quota', `{${team.teamId}}`, '*')));
+      expect(counters).toHaveLength(2);
+      await redis.command((client) => client.del(counters));
+
+      expect((await team.resend.emails.send(email(team, { to: 'hundredth@example.com' }))).error).toBeNull();
+      const over = await team.resend.emails.send(email(team, { to: 'one-more@example.com' }));
+      expect(over.error).toMatchObject({
+        statusCode: 429,
+        name: 'daily_quota_exceeded',
+        message: expect.stringContaining('(100 used, this request needs 1)'),
+      });
     });
 
     it('counts every recipient of every email of a batch, and nothing of a refused or invalid one', async () => {

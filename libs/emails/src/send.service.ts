@@ -128,7 +128,10 @@ export class SendService {
       const acceptance = validate();
       const rows = await this.route(sender, acceptance, source, key);
       const count = rows.reduce((n, r) => n + r.email.recipients.length, 0);
-      if (count > 0) reserved = await this.quota.reserve(sender.teamId, sender.plan, count);
+      if (count > 0) {
+        const backstop = (monthStart: Date, dayStart: Date) => this.emails.recipientsAcceptedSince(sender.teamId, monthStart, dayStart);
+        reserved = await this.quota.reserve(sender.teamId, sender.plan, count, new Date(), backstop);
+      }
 
       const response = acceptance.respond(
         rows.map((r) => r.id),

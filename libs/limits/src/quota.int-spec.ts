@@ -173,6 +173,33 @@ describe('QuotaService (Redis)', () => {
     expect((await quota.usage(team, 'free', now)).daily.used).toBe(99);
   });
 
+  it('seeds a month without a counter from the backstop, once, and never over counters another process made', async () => {
+    const team = randomUUID();
+    const now = at('2031-11-20T10:00:00Z');
+    const asked: [Date, Date][] = [];
+    const backstop = async (monthStart: Date, dayStart: Date) => {
+      asked.push([monthStart, dayStart]);
+      return { month: 2_990, day: 95 };
+    };
+    const first = await quota.reserve(team, 'free', 4, now, backstop);
+    expect([first.daily.used, first.monthly.used]).toEqual([99, 2_994]);
+    expect(asked).toEqual([[at('2031-11-01T00:00:00Z'), at('2031-11-20T00:00:00Z')]]);
+
+    await quota.reserve(team, 'free', 1, now, backstop);
+    expect(asked).toHaveLength(1);
+    expect((await refusal(quota.reserve(team, 'free', 1, now, backstop))).code).toBe('daily_quota_exceeded');
+  });
+
+  it('starts a month at 0 when the backstop cannot answer, and at 0 without one', async () => {
+    const team = randomUUID();
+    const now = at('2031-11-20T10:00:00Z');
+    const failing = async (): Promise<{ month: number; day: number }> => {
+      throw new Error('Postgres is down');
+    };
+    expect((await quota.reserve(team, 'free', 3, now, failing)).monthly.used).toBe(3);
+    expect((await quota.reserve(randomUUID(), 'free', 3, now)).monthly.used).toBe(3);
+  });
+
   it('applies the configured free daily limit and rejects bad input', async () => {
     const other = await isolatedConfig({ FREE_DAILY_LIMIT: '5' });
     const app = await region(other.config);

@@ -34,6 +34,13 @@ export interface Reservation {
 export interface QuotaState extends QuotaUsage, Reservation {}
 
 /**
+ * What the team's durable record says it sent (recipients accepted) since the start of the UTC
+ * month and of the UTC day: the counters are seeded from it when Redis has none for the month
+ * (a new month, or a Redis that came back empty), so that losing Redis does not reset a quota.
+ */
+export type UsageBackstop = (monthStart: Date, dayStart: Date) => Promise<{ month: number; day: number }>;
+
+/**
  * Counters outlive their period by this much so that a process whose clock lags the others a
  * little, or a refund of a reservation made just before midnight, still finds its counter.
  */
@@ -44,8 +51,10 @@ const UNCHECKED =
 
 /**
  * KEYS[1] day counter, KEYS[2] month counter; ARGV[1] count, ARGV[2] daily limit (-1: none),
- * ARGV[3] monthly limit, ARGV[4] day key TTL, ARGV[5] month key TTL.
- * Returns { verdict (0 granted, 1 daily exceeded, 2 monthly exceeded), daily used, monthly used }.
+ * ARGV[3] monthly limit, ARGV[4] day key TTL, ARGV[5] month key TTL, ARGV[6] 1 when a missing
+ * month counter must be seeded first.
+ * Returns { verdict (0 granted, 1 daily exceeded, 2 monthly exceeded, 3 not seeded: nothing
+ * counted), daily used, monthly used }.
  * The monthly verdict wins when both are exceeded: retrying tomorrow would not help.
  * TTLs are relative (EXPIRE, not EXPIREAT) so that they do not depend on the Redis clock agreeing
  * with the caller's, which chose the period.
@@ -54,8 +63,10 @@ const RESERVE = new RedisScript(`
 local count = tonumber(ARGV[1])
 local dailyLimit = tonumber(ARGV[2])
 local monthlyLimit = tonumber(ARGV[3])
+local monthRaw = redis.call('GET', KEYS[2])
+if not monthRaw and ARGV[6] == '1' then return { 3, 0, 0 } end
 local daily = tonumber(redis.call('GET', KEYS[1]) or '0')
-local monthly = tonumber(redis.call('GET', KEYS[2]) or '0')
+local monthly = tonumber(monthRaw or '0')
 if monthly + count > monthlyLimit then return { 2, daily, monthly } end
 if dailyLimit >= 0 and daily + count > dailyLimit then return { 1, daily, monthly } end
 daily = redis.call('INCRBY', KEYS[1], count)
@@ -63,6 +74,16 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 monthly = redis.call('INCRBY', KEYS[2], count)
 redis.call('EXPIRE', KEYS[2], ARGV[5])
 return { 0, daily, monthly }
+`);
+
+/**
+ * KEYS as RESERVE; ARGV[1] day count, ARGV[2] month count, ARGV[3] day TTL, ARGV[4] month TTL.
+ * Sets counters that do not exist (another process may have seeded or counted since).
+ */
+const SEED = new RedisScript(`
+redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2], 'NX', 'EX', ARGV[4])
+return 0
 `);
 
 /**
@@ -110,20 +131,27 @@ export class QuotaService {
     @Inject(LIMITS_CONFIG.token) private readonly config: LimitsConfig,
   ) {}
 
-  async reserve(teamId: string, plan: PlanId, count: number, now: Date = new Date()): Promise<QuotaState> {
+  /**
+   * With a `backstop`, a month without a counter in Redis is first seeded from what the team's
+   * record says it sent this month and today (once per team and month, or after Redis lost its
+   * data); without one, such a month starts at 0.
+   */
+  async reserve(teamId: string, plan: PlanId, count: number, now: Date = new Date(), backstop?: UsageBackstop): Promise<QuotaState> {
     assertCount(count);
     const limits = this.plan(plan);
     const day = utcDay(now);
     const month = utcMonth(now);
+    const keys = this.keys(teamId, day, month);
+    const ttls = [secondsUntil(day.end, now) + KEY_MARGIN_SECONDS, secondsUntil(month.end, now) + KEY_MARGIN_SECONDS];
+    const run = (seedFirst: boolean) =>
+      RESERVE.run(this.redis, keys, [count, limits.dailyEmails ?? -1, limits.monthlyEmails, ttls[0], ttls[1], seedFirst ? 1 : 0]);
     let reply: unknown;
     try {
-      reply = await RESERVE.run(this.redis, this.keys(teamId, day, month), [
-        count,
-        limits.dailyEmails ?? -1,
-        limits.monthlyEmails,
-        secondsUntil(day.end, now) + KEY_MARGIN_SECONDS,
-        secondsUntil(month.end, now) + KEY_MARGIN_SECONDS,
-      ]);
+      reply = await run(backstop !== undefined);
+      if (integerReply(reply, 3)[0] === 3) {
+        await this.seed(teamId, keys, ttls, month.start, day.start, backstop!);
+        reply = await run(false);
+      }
     } catch (error) {
       if (!isRedisUnavailable(error)) throw error;
       return this.reserveLocally(teamId, limits, count, now);
@@ -178,6 +206,25 @@ export class QuotaService {
     const month = utcMonth(now);
     const [daily, monthly] = await this.redis.command((client) => client.mGet(this.keys(teamId, day, month)));
     return this.describe(this.plan(plan), day, month, Number(daily ?? 0), Number(monthly ?? 0));
+  }
+
+  /** Seeds a team's missing counters from its record; without the record, the month starts at 0 (logged). */
+  private async seed(
+    teamId: string,
+    keys: [string, string],
+    ttls: number[],
+    monthStart: Date,
+    dayStart: Date,
+    backstop: UsageBackstop,
+  ): Promise<void> {
+    let used = { month: 0, day: 0 };
+    try {
+      used = await backstop(monthStart, dayStart);
+    } catch (error) {
+      this.logger.warn(`quota counters of team ${teamId} start at 0: its sent count could not be read (${(error as Error).message})`);
+    }
+    if (used.month > 0) this.logger.log(`quota counters of team ${teamId} seeded from its record: ${used.month} this month, ${used.day} today`);
+    await SEED.run(this.redis, keys, [used.day, used.month, ttls[0], ttls[1]]);
   }
 
   private reserveLocally(teamId: string, limits: Plan, count: number, now: Date): QuotaState {

@@ -93,6 +93,17 @@ export class EmailRepository {
     return affectedRows(result) === 1;
   }
 
+  /** Recipients of the team's emails accepted since `monthStart`, and of those since `dayStart`. */
+  async recipientsAcceptedSince(teamId: string, monthStart: Date, dayStart: Date): Promise<{ month: number; day: number }> {
+    const [row]: { month: number; day: number }[] = await this.db.query(
+      `SELECT count(*)::int AS month, (count(*) FILTER (WHERE e.created_at >= $3))::int AS day
+         FROM emails e JOIN email_recipients r ON r.email_id = e.id
+        WHERE e.team_id = $1 AND e.created_at >= $2`,
+      [teamId, monthStart, dayStart],
+    );
+    return row ?? { month: 0, day: 0 };
+  }
+
   async exists(teamId: string, id: string): Promise<boolean> {
     const rows = await this.db.query(`SELECT 1 FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
     return rows.length > 0;

@@ -38,6 +38,11 @@ export class EmailStore {
     return this.emails.list(teamId, page);
   }
 
+  /** Recipients the team's accepted emails counted since `monthStart` and `dayStart` (the quota's backstop). */
+  recipientsAcceptedSince(teamId: string, monthStart: Date, dayStart: Date): Promise<{ month: number; day: number }> {
+    return this.emails.recipientsAcceptedSince(teamId, monthStart, dayStart);
+  }
+
   exists(teamId: string, id: string): Promise<boolean> {
     return this.emails.exists(teamId, id);
   }
