@@ -39,18 +39,18 @@ export class StreamsService implements OnModuleInit {
   /** The streams this deployment needs, by region. */
   desiredStreams(): DesiredStream[] {
     const ns = this.config.NATS_NAMESPACE;
-    const common = {
+    // On a supercluster each region's streams live on that region's servers (tagged
+    // `region:<region>`), so sending in eu-west-1 never depends on another region's servers.
+    // Placement is set at creation only.
+    const common = (region: string) => ({
       storage: StorageType.File,
-      num_replicas: this.config.NATS_REPLICAS,
+      num_replicas: this.config.NATS_REGION_REPLICAS[region] ?? this.config.NATS_REPLICAS,
       duplicate_window: DUPLICATE_WINDOW_NS,
-    };
-    // In a supercluster each region's streams live in that region's cluster (named after it), so
-    // sending in eu-west-1 never depends on another region's servers. Set at creation only.
-    const placed = (region: string) => (this.config.NATS_PLACE_BY_REGION ? { placement: { cluster: region, tags: [] } } : {});
+      ...(this.config.NATS_PLACE_BY_REGION && { placement: regionPlacement(region) }),
+    });
     return this.config.HERALD_REGIONS.flatMap((region) => [
       {
-        ...common,
-        ...placed(region),
+        ...common(region),
         name: sendStreamName(ns, region),
         subjects: [sendSubjects(ns, region)],
         // A send command is work: once a worker acks it, it is gone.
@@ -58,8 +58,7 @@ export class StreamsService implements OnModuleInit {
         max_age: 0,
       },
       {
-        ...common,
-        ...placed(region),
+        ...common(region),
         name: eventsStreamName(ns, region),
         subjects: [eventSubjects(ns, region)],
         // Events are facts read by several independent consumers, so they stay until they age out.
@@ -106,6 +105,12 @@ export class StreamsService implements OnModuleInit {
     }
   }
 }
+
+/** The server tag of a region's NATS servers (`server_tags` in deploy/local/nats and k8s). */
+export const regionTag = (region: string): string => `region:${region}`;
+
+/** Where a region's streams are placed on a supercluster: on the servers tagged with the region. */
+export const regionPlacement = (region: string): { cluster: string; tags: string[] } => ({ cluster: '', tags: [regionTag(region)] });
 
 function differences(current: StreamConfig, desired: DesiredStream): string[] {
   const changed = COMPARED.filter((key) => current[key] !== desired[key]);

@@ -28,7 +28,16 @@ export const configSchema = z
       .regex(/^[a-z][a-z0-9_]*$/, 'must be lowercase letters, digits or _')
       .default('herald'),
     NATS_REPLICAS: int(1, 5).default(1),
+    /**
+     * On a NATS supercluster (one cluster per region, joined by gateways): place each region's
+     * streams on the servers tagged `region:<region>`. Off for a single server or one cluster.
+     */
     NATS_PLACE_BY_REGION: bool.default(false),
+    /** `region=replicas` pairs overriding NATS_REPLICAS for a region's streams, e.g. `us-east-1=3` (a 3-node region). */
+    NATS_REGION_REPLICAS: regionPairs
+      .pipe(z.record(z.string(), z.string().regex(/^[1-5]$/, 'must be replicas from 1 to 5')))
+      .transform((pairs) => Object.fromEntries(Object.entries(pairs).map(([region, n]) => [region, Number(n)])))
+      .default({}),
 
     API_HOST: z.string().default('0.0.0.0'),
     API_PORT: int(0, 65535).default(3000),
@@ -195,6 +204,10 @@ export const configSchema = z
   })
   .refine((c) => Object.keys(c.REGION_BOUNCE_HOSTS).every((r) => c.HERALD_REGIONS.includes(r)), {
     path: ['REGION_BOUNCE_HOSTS'],
+    message: 'names a region that is not in HERALD_REGIONS',
+  })
+  .refine((c) => Object.keys(c.NATS_REGION_REPLICAS).every((r) => c.HERALD_REGIONS.includes(r)), {
+    path: ['NATS_REGION_REPLICAS'],
     message: 'names a region that is not in HERALD_REGIONS',
   })
   .refine((c) => Object.keys(c.REGION_SPF).every((r) => c.HERALD_REGIONS.includes(r)), {
