@@ -120,7 +120,7 @@ export async function startSupercluster(options: SuperclusterOptions): Promise<S
 }
 
 /** The template with one node's values: routes to its cluster's other nodes, gateways to every region. */
-export function renderNode(template: string, node: NodePlan, all: NodePlan[]): string {
+function renderNode(template: string, node: NodePlan, all: NodePlan[]): string {
   // A one-node region routes to itself: nats-server 2.9 refuses a JetStream cluster without any
   // configured route, and drops a route to itself.
   const peers = all.filter((p) => p.region === node.region && p !== node);
