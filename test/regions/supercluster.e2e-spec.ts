@@ -2,7 +2,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { jetstream, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { eventsStreamName, sendStreamName, sendSubject } from '@herald/bus';
+import { eventsStreamName, NatsService, sendStreamName, sendSubject, StreamsService } from '@herald/bus';
+import { HeraldConfig } from '@herald/config';
 import { freeSharedPort, MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
 import { startWorker } from '../../apps/worker/src/worker.app';
 import { call, startTestApi, TestApi } from '../support/api-harness';
@@ -111,6 +112,38 @@ describe('regions on a NATS supercluster', () => {
     expect((await jsm.streams.info(sendStreamName(ns, 'eu-west-1'))).state.last_seq).toBeGreaterThanOrEqual(1);
     expect((await jsm.streams.info(sendStreamName(ns, 'us-east-1'))).state.last_seq).toBe(0);
     expect((await db.query(`SELECT region FROM emails WHERE id = $1`, [sent.body.id])).rows).toEqual([{ region: 'eu-west-1' }]);
+  });
+
+  it("moves a region's streams made before placement was turned on to the region's servers", async () => {
+    const namespace = `${api.config.NATS_NAMESPACE}_moved`;
+    const ensure = async (overrides: Partial<HeraldConfig>) => {
+      const config: HeraldConfig = { ...api.config, NATS_NAMESPACE: namespace, ...overrides };
+      const nats = new NatsService(config);
+      try {
+        await new StreamsService(config, nats).ensureStreams();
+      } finally {
+        await nats.drain();
+      }
+    };
+    const jsm = await jsmAt('us-east-1');
+    const where = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          REGIONS.map(async (region) => {
+            const info = await jsm.streams.info(sendStreamName(namespace, region));
+            return [region, { cluster: info.cluster?.name, replicas: 1 + (info.cluster?.replicas?.length ?? 0) }];
+          }),
+        ),
+      );
+    // An earlier release, unplaced and R1: both regions' streams where the request landed (us-east-1).
+    await ensure({ NATS_PLACE_BY_REGION: false, NATS_REGION_REPLICAS: {} });
+    expect(await where()).toEqual({ 'us-east-1': { cluster: 'us-east-1', replicas: 1 }, 'eu-west-1': { cluster: 'us-east-1', replicas: 1 } });
+    await ensure({});
+    const placed = { 'us-east-1': { cluster: 'us-east-1', replicas: 3 }, 'eu-west-1': { cluster: 'eu-west-1', replicas: 1 } };
+    await waitFor(async () => JSON.stringify(await where()) === JSON.stringify(placed));
+    for (const region of REGIONS) {
+      for (const name of [sendStreamName(namespace, region), eventsStreamName(namespace, region)]) await jsm.streams.delete(name);
+    }
   });
 
   it('takes one gateway round trip longer to publish to the other region once the regions are 50 ms apart', async () => {

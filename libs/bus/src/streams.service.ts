@@ -11,6 +11,8 @@ const DUPLICATE_WINDOW_NS = 2 * 60 * SECOND_NS;
 const EVENTS_MAX_AGE_NS = 7 * 24 * 3600 * SECOND_NS;
 
 const STREAM_NOT_FOUND = 10059;
+/** How long a scale waits for a stream's move to its region to finish (small streams move in seconds). */
+const MOVE_WAIT_MS = 30_000;
 
 type DesiredStream = Pick<StreamConfig, 'name' | 'subjects' | 'retention' | 'storage' | 'num_replicas' | 'duplicate_window' | 'max_age'> &
   Partial<Pick<StreamConfig, 'placement'>>;
@@ -89,10 +91,36 @@ export class StreamsService implements OnModuleInit {
     const changed = differences(current.config, desired);
     if (!changed.length) return;
     try {
-      await jsm.streams.update(desired.name, desired);
+      if (changed.includes('placement') && changed.includes('num_replicas')) {
+        // nats-server cannot move and scale a stream in one update: move it first, then scale it
+        // once the move has finished.
+        const replicas = current.config.num_replicas;
+        await this.retryWhileMoving(() => jsm.streams.update(desired.name, { ...desired, num_replicas: replicas }));
+        this.logger.log(`moving stream ${desired.name} to ${JSON.stringify(desired.placement)}`);
+        await this.retryWhileMoving(() => jsm.streams.update(desired.name, desired));
+      } else {
+        await jsm.streams.update(desired.name, desired);
+      }
       this.logger.log(`updated stream ${desired.name} (${changed.join(', ')})`);
     } catch (error) {
       throw new Error(`stream ${desired.name} differs in ${changed.join(', ')} and could not be updated: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Retries `update` while the server refuses it because the stream is still moving, or the
+   * request times out while the servers are busy moving it (bounded).
+   */
+  private async retryWhileMoving(update: () => Promise<unknown>): Promise<void> {
+    const deadline = Date.now() + MOVE_WAIT_MS;
+    for (;;) {
+      try {
+        await update();
+        return;
+      } catch (error) {
+        if (Date.now() > deadline || !/move|timeout/i.test((error as Error).message)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
   }
 
@@ -116,5 +144,10 @@ function differences(current: StreamConfig, desired: DesiredStream): string[] {
   const changed = COMPARED.filter((key) => current[key] !== desired[key]);
   const subjects = (s: string[] | undefined) => [...(s ?? [])].sort().join(' ');
   if (subjects(current.subjects) !== subjects(desired.subjects)) changed.push('subjects');
+  // A stream made before NATS_PLACE_BY_REGION was turned on sits wherever it was created: the
+  // update moves it to its region's servers (nats-server moves a stream whose placement changes).
+  // Without a desired placement (one server, one cluster) a placed stream is left where it is.
+  const placement = (p: DesiredStream['placement']) => `${p?.cluster ?? ''}|${[...(p?.tags ?? [])].sort().join(' ')}`;
+  if (desired.placement && placement(current.placement) !== placement(desired.placement)) changed.push('placement');
   return changed;
 }
