@@ -146,13 +146,13 @@ start() {
 
 env_lines() {
   [[ -f $DATA/layout ]] || die "not started (deploy/local/supercluster.sh start)"
-  local spec base i n urls replicas=()
+  local spec base i n urls replicas=() by_region=()
   read -r spec base <"$DATA/layout"
   BASE=$base
   parse_regions "$spec"
-  echo "# Herald on this supercluster. \`herald all --regions $(IFS=,; echo "${REGION_NAMES[*]}")\` runs every role on"
-  echo "# the first region's servers (the other regions' workers consume across the gateways); a"
-  echo "# role deployed per region takes its own region's NATS_URL, listed below."
+  echo "# Herald on this supercluster: \`herald all --regions $(IFS=,; echo "${REGION_NAMES[*]}")\` runs the api and smtp"
+  echo "# on the first region's servers (NATS_URL) and each region's worker and webhooks on that"
+  echo "# region's servers (NATS_REGION_URLS). A role deployed per region takes its region's URLs as NATS_URL."
   echo "export NATS_PLACE_BY_REGION=true"
   echo "export HERALD_REGIONS=$(IFS=,; echo "${REGION_NAMES[*]}")"
   for i in "${!REGION_NAMES[@]}"; do ((REGION_NODES[i] == 3)) && replicas+=("${REGION_NAMES[$i]}=3"); done
@@ -160,12 +160,10 @@ env_lines() {
   for i in "${!REGION_NAMES[@]}"; do
     urls=()
     for ((n = 1; n <= REGION_NODES[i]; n++)); do urls+=("nats://127.0.0.1:$(port_of 0 "$i" "$n")"); done
-    if ((i == 0)); then
-      echo "export NATS_URL=$(IFS=,; echo "${urls[*]}")   # ${REGION_NAMES[$i]}"
-    else
-      echo "# NATS_URL of ${REGION_NAMES[$i]}: $(IFS=,; echo "${urls[*]}")"
-    fi
+    ((i == 0)) && echo "export NATS_URL=$(IFS=,; echo "${urls[*]}")"
+    by_region+=("${REGION_NAMES[$i]}=$(IFS='|'; echo "${urls[*]}")")
   done
+  echo "export NATS_REGION_URLS='$(IFS=,; echo "${by_region[*]}")'"
 }
 
 status() {

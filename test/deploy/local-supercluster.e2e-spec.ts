@@ -37,6 +37,8 @@ describe('deploy/local/supercluster.sh', () => {
     expect(started.stdout).toContain('export NATS_REGION_REPLICAS=us-east-1=3');
     const usUrls = /export NATS_URL=(\S+)/.exec(started.stdout)![1].split(',');
     expect(usUrls).toHaveLength(3);
+    const byRegion = /export NATS_REGION_URLS='(\S+)'/.exec(started.stdout)![1];
+    expect(byRegion).toBe(`us-east-1=${usUrls.join('|')},eu-west-1=nats://127.0.0.1:${Number(new URL(usUrls[0]).port) + 10}`);
 
     const nc = await connect({ servers: usUrls });
     try {

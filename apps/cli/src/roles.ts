@@ -57,7 +57,8 @@ const REGIONAL_ROLES = ['worker', 'webhooks'] as const satisfies readonly RoleNa
  * `herald all`: every role in this one process. The API and the SMTP relay run once (in
  * HERALD_REGION); a worker and a webhooks consumer run for every region in HERALD_REGIONS, the
  * regions POST /domains accepts, so no accepted domain's mail waits for a worker that is not
- * running. The roles without HTTP get consecutive ops ports after OPS_PORT so they do not collide.
+ * running. A region's worker and webhooks connect to NATS_REGION_URLS[region] if set (a local
+ * supercluster: their own region's servers), else to NATS_URL. The roles without HTTP get consecutive ops ports after OPS_PORT so they do not collide.
  */
 export async function startAll(config: HeraldConfig): Promise<Started[]> {
   const started: Started[] = [];
@@ -66,7 +67,8 @@ export async function startAll(config: HeraldConfig): Promise<Started[]> {
   try {
     for (const role of SHARED_ROLES) started.push(await startRole(role, role === 'api' ? config : { ...config, OPS_PORT: nextOpsPort() }));
     for (const region of servedRegionsInOrder(config)) {
-      for (const role of REGIONAL_ROLES) started.push(await startRole(role, { ...config, HERALD_REGION: region, OPS_PORT: nextOpsPort() }));
+      const NATS_URL = config.NATS_REGION_URLS[region] ?? config.NATS_URL;
+      for (const role of REGIONAL_ROLES) started.push(await startRole(role, { ...config, HERALD_REGION: region, NATS_URL, OPS_PORT: nextOpsPort() }));
     }
   } catch (error) {
     // A role that failed to boot must not leave the others holding connections and ports.
