@@ -58,7 +58,8 @@ const REGIONAL_ROLES = ['worker', 'webhooks'] as const satisfies readonly RoleNa
  * HERALD_REGION); a worker and a webhooks consumer run for every region in HERALD_REGIONS, the
  * regions POST /domains accepts, so no accepted domain's mail waits for a worker that is not
  * running. A region's worker and webhooks connect to NATS_REGION_URLS[region] if set (a local
- * supercluster: their own region's servers), else to NATS_URL. The roles without HTTP get consecutive ops ports after OPS_PORT so they do not collide.
+ * supercluster: their own region's servers), else to NATS_URL. The roles without HTTP get
+ * consecutive ops ports after OPS_PORT so they do not collide.
  */
 export async function startAll(config: HeraldConfig): Promise<Started[]> {
   const started: Started[] = [];

@@ -43,7 +43,6 @@ export class StreamsService implements OnModuleInit {
     const ns = this.config.NATS_NAMESPACE;
     // On a supercluster each region's streams live on that region's servers (tagged
     // `region:<region>`), so sending in eu-west-1 never depends on another region's servers.
-    // Placement is set at creation only.
     const common = (region: string) => ({
       storage: StorageType.File,
       num_replicas: this.config.NATS_REGION_REPLICAS[region] ?? this.config.NATS_REPLICAS,
