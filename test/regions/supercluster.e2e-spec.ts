@@ -146,6 +146,28 @@ describe('regions on a NATS supercluster', () => {
     }
   });
 
+  it("leaves a stream an earlier release placed in its region's cluster where it is", async () => {
+    const config: HeraldConfig = { ...api.config, NATS_NAMESPACE: `${api.config.NATS_NAMESPACE}_old` };
+    const nats = new NatsService(config);
+    const streams = new StreamsService(config, nats);
+    const jsm = await jsmAt('us-east-1');
+    try {
+      // As the earlier release made them: placement by the cluster named after the region.
+      for (const desired of streams.desiredStreams()) {
+        const region = desired.placement!.tags[0].replace('region:', '');
+        await jsm.streams.add({ ...desired, placement: { cluster: region, tags: [] } });
+      }
+      await streams.ensureStreams();
+      for (const region of REGIONS) {
+        const info = await jsm.streams.info(sendStreamName(config.NATS_NAMESPACE, region));
+        expect({ placement: info.config.placement, cluster: info.cluster?.name }).toEqual({ placement: { cluster: region }, cluster: region });
+      }
+    } finally {
+      await nats.drain();
+      for (const desired of streams.desiredStreams()) await jsm.streams.delete(desired.name).catch(() => undefined);
+    }
+  });
+
   it('takes one gateway round trip longer to publish to the other region once the regions are 50 ms apart', async () => {
     const js = jetstream(await natsAt('us-east-1'));
     const subject = sendSubject(api.config.NATS_NAMESPACE, 'eu-west-1');

@@ -146,7 +146,9 @@ function differences(current: StreamConfig, desired: DesiredStream): string[] {
   // A stream made before NATS_PLACE_BY_REGION was turned on sits wherever it was created: the
   // update moves it to its region's servers (nats-server moves a stream whose placement changes).
   // Without a desired placement (one server, one cluster) a placed stream is left where it is.
+  // A stream placed by an earlier release in the cluster named after its region is there already.
   const placement = (p: DesiredStream['placement']) => `${p?.cluster ?? ''}|${[...(p?.tags ?? [])].sort().join(' ')}`;
-  if (desired.placement && placement(current.placement) !== placement(desired.placement)) changed.push('placement');
+  const inRegionCluster = desired.placement?.tags.some((tag) => tag === regionTag(current.placement?.cluster ?? ''));
+  if (desired.placement && placement(current.placement) !== placement(desired.placement) && !inRegionCluster) changed.push('placement');
   return changed;
 }
