@@ -158,6 +158,9 @@ describe('k8s manifests', () => {
     const dirs = overlayDirs();
     expect([...dirs].sort()).toEqual([...REGIONS].sort());
     const base = literals(readKustomization(join(K8S, 'base')));
+    // HERALD_REGIONS is the one list of served regions: each has an overlay, so its worker and
+    // webhooks run (POST /domains accepts exactly these).
+    expect(base.HERALD_REGIONS.split(',').sort()).toEqual([...dirs].sort());
     const seen = new Set<string>();
     for (const dir of dirs) {
       const overlay = readKustomization(join(K8S, 'overlays', dir));

@@ -22,7 +22,9 @@ export async function developmentSetup(config: HeraldConfig, app: INestApplicati
   const team = (await teams.findByName('Development')) ?? (await teams.create({ name: 'Development' }));
   const name = `dev.${config.MAIL_DOMAIN}`;
   const existing = await repository.findByName(team.id, name);
-  const id = existing?.id ?? (await app.get(DomainsService).create({ teamId: team.id, homeRegion: team.homeRegion }, { name })).id;
+  // In HERALD_REGION when the team's home region is not served by this run (`herald all --regions`).
+  const body = { name, ...(!config.HERALD_REGIONS.includes(team.homeRegion) && { region: config.HERALD_REGION }) };
+  const id = existing?.id ?? (await app.get(DomainsService).create({ teamId: team.id, homeRegion: team.homeRegion }, body)).id;
   const domain = (await repository.getById(id))!;
   if (domain.status !== 'verified') {
     await repository.saveVerification(id, {

@@ -8,7 +8,9 @@ import { verifyDomain } from './domain.commands';
 import { ROLES, RoleName, startAll, startRole, Started } from './roles';
 
 const USAGE = `Usage: herald <command>
-  all                                   run every role in this process (migrations applied, dev key printed)
+  all [--regions R1,R2]                 run every role in this process (migrations applied, dev key printed):
+                                        the api and smtp once, a worker and webhooks for each served region
+                                        (--regions sets HERALD_REGIONS; POST /domains refuses any other)
   api | smtp | worker | webhooks        run one role
   migrate                               apply pending database migrations
   team create --name N [--region R] [--plan P] [--rate-limit N]
@@ -23,6 +25,7 @@ async function main(argv: string[]): Promise<void> {
   const { positional, flags } = parseFlags(argv);
   const [command, sub, argument] = positional;
   if (!command || command === 'help' || flags.help) return void process.stdout.write(`${USAGE}\n`);
+  if (flags.regions !== undefined && command !== 'all') throw new UsageError('--regions is an option of `herald all` only');
   const config = loadConfig(
     process.env,
     command === 'all' && process.env.NODE_ENV !== 'production'
@@ -31,8 +34,9 @@ async function main(argv: string[]): Promise<void> {
           // Unprivileged ports for a laptop: the bounce MX, and the relay's implicit-TLS and STARTTLS ports.
           BOUNCE_MX_PORT: process.env.BOUNCE_MX_PORT ?? '2525',
           SMTP_PORTS: process.env.SMTP_PORTS ?? '2465:tls,2587:starttls',
+          ...regionsFlag(flags),
         }
-      : {},
+      : regionsFlag(flags),
   );
 
   if (command === 'regions') return print({ object: 'list', current: config.HERALD_REGION, data: config.HERALD_REGIONS });
@@ -45,6 +49,21 @@ async function main(argv: string[]): Promise<void> {
   throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"`);
 }
 
+/**
+ * `--regions us-east-1,eu-west-1` (only `herald all` takes it): the served regions, HERALD_REGIONS,
+ * the one list that says both which regions POST /domains accepts and which regions' workers run.
+ * HERALD_REGION stays if it is one of them, else the first becomes the home region.
+ */
+function regionsFlag(flags: Record<string, string>): Record<string, string> {
+  const value = flags.regions;
+  if (value === undefined) return {};
+  if (value === 'true' || !value.trim())
+    throw new UsageError('--regions needs a comma-separated list of regions, e.g. --regions us-east-1,eu-west-1');
+  const regions = value.split(',').map((r) => r.trim());
+  const home = process.env.HERALD_REGION;
+  return { HERALD_REGIONS: value, HERALD_REGION: home && regions.includes(home) ? home : regions[0] };
+}
+
 async function runAll(config: HeraldConfig): Promise<void> {
   const applied = await runMigrations(config);
   const started = await startAll(config);
@@ -55,8 +74,9 @@ async function runAll(config: HeraldConfig): Promise<void> {
   print({
     object: 'herald',
     region: config.HERALD_REGION,
+    regions: config.HERALD_REGIONS,
     api_url: config.PUBLIC_API_URL ?? api.address,
-    roles: Object.fromEntries(started.map((s) => [s.role, s.address])),
+    roles: Object.fromEntries(started.map((s) => [s.role === 'api' || s.role === 'smtp' ? s.role : `${s.role} ${s.region}`, s.address])),
     migrations_applied: applied,
     ...(credentials && { team_id: credentials.teamId, api_key: credentials.token, sending_domain: credentials.from.split('@')[1] }),
     try:

@@ -11,6 +11,8 @@ export type RoleName = (typeof ROLES)[number];
 
 export interface Started {
   role: RoleName;
+  /** The region it serves (HERALD_REGION of its config). */
+  region: string;
   app: INestApplicationContext;
   /** Drains and stops the role; its shutdown lines are written as the role's. */
   close(): Promise<void>;
@@ -26,6 +28,7 @@ export async function startRole(role: RoleName, config: HeraldConfig): Promise<S
   const logging = { logger: logs.logger };
   const started = (app: INestApplicationContext, close: () => Promise<void>, address: string): Started => ({
     role,
+    region: config.HERALD_REGION,
     app,
     close: () => logs.run(close),
     address,
@@ -46,16 +49,37 @@ export async function startRole(role: RoleName, config: HeraldConfig): Promise<S
   }
 }
 
+/** The roles `herald all` runs once, and the ones it runs for every served region. */
+const SHARED_ROLES = ['api', 'smtp'] as const satisfies readonly RoleName[];
+const REGIONAL_ROLES = ['worker', 'webhooks'] as const satisfies readonly RoleName[];
+
 /**
- * `herald all`: every role in this one process. The roles without HTTP get consecutive ops
- * ports after OPS_PORT so they do not collide.
+ * `herald all`: every role in this one process. The API and the SMTP relay run once (in
+ * HERALD_REGION); a worker and a webhooks consumer run for every region in HERALD_REGIONS, the
+ * regions POST /domains accepts, so no accepted domain's mail waits for a worker that is not
+ * running. A region's worker and webhooks connect to NATS_REGION_URLS[region] if set (a local
+ * supercluster: their own region's servers), else to NATS_URL. The roles without HTTP get
+ * consecutive ops ports after OPS_PORT so they do not collide.
  */
 export async function startAll(config: HeraldConfig): Promise<Started[]> {
   const started: Started[] = [];
   let opsPort = config.OPS_PORT;
-  for (const role of ROLES) {
-    const roleConfig = role === 'api' ? config : { ...config, OPS_PORT: config.OPS_PORT === 0 ? 0 : opsPort++ };
-    started.push(await startRole(role, roleConfig));
+  const nextOpsPort = () => (config.OPS_PORT === 0 ? 0 : opsPort++);
+  try {
+    for (const role of SHARED_ROLES) started.push(await startRole(role, role === 'api' ? config : { ...config, OPS_PORT: nextOpsPort() }));
+    for (const region of servedRegionsInOrder(config)) {
+      const NATS_URL = config.NATS_REGION_URLS[region] ?? config.NATS_URL;
+      for (const role of REGIONAL_ROLES) started.push(await startRole(role, { ...config, HERALD_REGION: region, NATS_URL, OPS_PORT: nextOpsPort() }));
+    }
+  } catch (error) {
+    // A role that failed to boot must not leave the others holding connections and ports.
+    for (const s of started.reverse()) await s.close().catch(() => undefined);
+    throw error;
   }
   return started;
+}
+
+/** HERALD_REGIONS with HERALD_REGION first, so the home region's roles come up first. */
+export function servedRegionsInOrder(config: Pick<HeraldConfig, 'HERALD_REGION' | 'HERALD_REGIONS'>): string[] {
+  return [config.HERALD_REGION, ...config.HERALD_REGIONS.filter((r) => r !== config.HERALD_REGION)];
 }

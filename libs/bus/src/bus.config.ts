@@ -6,6 +6,7 @@ export const BUS_CONFIG = configSlice('bus', [
   'NATS_NAMESPACE',
   'NATS_REPLICAS',
   'NATS_PLACE_BY_REGION',
+  'NATS_REGION_REPLICAS',
   'HERALD_REGION',
   'HERALD_REGIONS',
 ]);

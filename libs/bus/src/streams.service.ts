@@ -11,6 +11,8 @@ const DUPLICATE_WINDOW_NS = 2 * 60 * SECOND_NS;
 const EVENTS_MAX_AGE_NS = 7 * 24 * 3600 * SECOND_NS;
 
 const STREAM_NOT_FOUND = 10059;
+/** How long a scale waits for a stream's move to its region to finish (small streams move in seconds). */
+const MOVE_WAIT_MS = 30_000;
 
 type DesiredStream = Pick<StreamConfig, 'name' | 'subjects' | 'retention' | 'storage' | 'num_replicas' | 'duplicate_window' | 'max_age'> &
   Partial<Pick<StreamConfig, 'placement'>>;
@@ -39,18 +41,17 @@ export class StreamsService implements OnModuleInit {
   /** The streams this deployment needs, by region. */
   desiredStreams(): DesiredStream[] {
     const ns = this.config.NATS_NAMESPACE;
-    const common = {
+    // On a supercluster each region's streams live on that region's servers (tagged
+    // `region:<region>`), so sending in eu-west-1 never depends on another region's servers.
+    const common = (region: string) => ({
       storage: StorageType.File,
-      num_replicas: this.config.NATS_REPLICAS,
+      num_replicas: this.config.NATS_REGION_REPLICAS[region] ?? this.config.NATS_REPLICAS,
       duplicate_window: DUPLICATE_WINDOW_NS,
-    };
-    // In a supercluster each region's streams live in that region's cluster (named after it), so
-    // sending in eu-west-1 never depends on another region's servers. Set at creation only.
-    const placed = (region: string) => (this.config.NATS_PLACE_BY_REGION ? { placement: { cluster: region, tags: [] } } : {});
+      ...(this.config.NATS_PLACE_BY_REGION && { placement: regionPlacement(region) }),
+    });
     return this.config.HERALD_REGIONS.flatMap((region) => [
       {
-        ...common,
-        ...placed(region),
+        ...common(region),
         name: sendStreamName(ns, region),
         subjects: [sendSubjects(ns, region)],
         // A send command is work: once a worker acks it, it is gone.
@@ -58,8 +59,7 @@ export class StreamsService implements OnModuleInit {
         max_age: 0,
       },
       {
-        ...common,
-        ...placed(region),
+        ...common(region),
         name: eventsStreamName(ns, region),
         subjects: [eventSubjects(ns, region)],
         // Events are facts read by several independent consumers, so they stay until they age out.
@@ -90,10 +90,36 @@ export class StreamsService implements OnModuleInit {
     const changed = differences(current.config, desired);
     if (!changed.length) return;
     try {
-      await jsm.streams.update(desired.name, desired);
+      if (changed.includes('placement') && changed.includes('num_replicas')) {
+        // nats-server cannot move and scale a stream in one update: move it first, then scale it
+        // once the move has finished.
+        const replicas = current.config.num_replicas;
+        await this.retryWhileMoving(() => jsm.streams.update(desired.name, { ...desired, num_replicas: replicas }));
+        this.logger.log(`moving stream ${desired.name} to ${JSON.stringify(desired.placement)}`);
+        await this.retryWhileMoving(() => jsm.streams.update(desired.name, desired));
+      } else {
+        await jsm.streams.update(desired.name, desired);
+      }
       this.logger.log(`updated stream ${desired.name} (${changed.join(', ')})`);
     } catch (error) {
       throw new Error(`stream ${desired.name} differs in ${changed.join(', ')} and could not be updated: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Retries `update` while the server refuses it because the stream is still moving, or the
+   * request times out while the servers are busy moving it (bounded).
+   */
+  private async retryWhileMoving(update: () => Promise<unknown>): Promise<void> {
+    const deadline = Date.now() + MOVE_WAIT_MS;
+    for (;;) {
+      try {
+        await update();
+        return;
+      } catch (error) {
+        if (Date.now() > deadline || !/move|timeout/i.test((error as Error).message)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
   }
 
@@ -107,9 +133,22 @@ export class StreamsService implements OnModuleInit {
   }
 }
 
+/** The server tag of a region's NATS servers (`server_tags` in deploy/local/nats and k8s). */
+export const regionTag = (region: string): string => `region:${region}`;
+
+/** Where a region's streams are placed on a supercluster: on the servers tagged with the region. */
+export const regionPlacement = (region: string): { cluster: string; tags: string[] } => ({ cluster: '', tags: [regionTag(region)] });
+
 function differences(current: StreamConfig, desired: DesiredStream): string[] {
   const changed = COMPARED.filter((key) => current[key] !== desired[key]);
   const subjects = (s: string[] | undefined) => [...(s ?? [])].sort().join(' ');
   if (subjects(current.subjects) !== subjects(desired.subjects)) changed.push('subjects');
+  // A stream made before NATS_PLACE_BY_REGION was turned on sits wherever it was created: the
+  // update moves it to its region's servers (nats-server moves a stream whose placement changes).
+  // Without a desired placement (one server, one cluster) a placed stream is left where it is.
+  // A stream placed by an earlier release in the cluster named after its region is there already.
+  const placement = (p: DesiredStream['placement']) => `${p?.cluster ?? ''}|${[...(p?.tags ?? [])].sort().join(' ')}`;
+  const inRegionCluster = desired.placement?.tags.some((tag) => tag === regionTag(current.placement?.cluster ?? ''));
+  if (desired.placement && placement(current.placement) !== placement(desired.placement) && !inRegionCluster) changed.push('placement');
   return changed;
 }

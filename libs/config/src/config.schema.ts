@@ -28,7 +28,32 @@ export const configSchema = z
       .regex(/^[a-z][a-z0-9_]*$/, 'must be lowercase letters, digits or _')
       .default('herald'),
     NATS_REPLICAS: int(1, 5).default(1),
+    /**
+     * On a NATS supercluster (one cluster per region, joined by gateways): place each region's
+     * streams on the servers tagged `region:<region>`. Off for a single server or one cluster.
+     */
     NATS_PLACE_BY_REGION: bool.default(false),
+    /**
+     * `herald all` only: `region=url|url` pairs, the NATS servers each region's worker and webhooks
+     * connect to (on a local supercluster, their own region's); default NATS_URL. A deployment per
+     * region gives each its own NATS_URL instead.
+     */
+    NATS_REGION_URLS: regionPairs
+      .pipe(
+        z.record(
+          z.string(),
+          z
+            .string()
+            .transform((v) => v.split('|').map((u) => u.trim()))
+            .pipe(z.array(url(['nats:', 'tls:'])).min(1)),
+        ),
+      )
+      .default({}),
+    /** `region=replicas` pairs overriding NATS_REPLICAS for a region's streams, e.g. `us-east-1=3` (a 3-node region). */
+    NATS_REGION_REPLICAS: regionPairs
+      .pipe(z.record(z.string(), z.string().regex(/^[1-5]$/, 'must be replicas from 1 to 5')))
+      .transform((pairs) => Object.fromEntries(Object.entries(pairs).map(([region, n]) => [region, Number(n)])))
+      .default({}),
 
     API_HOST: z.string().default('0.0.0.0'),
     API_PORT: int(0, 65535).default(3000),
@@ -193,6 +218,14 @@ export const configSchema = z
   })
   .refine((c) => Object.keys(c.REGION_BOUNCE_HOSTS).every((r) => c.HERALD_REGIONS.includes(r)), {
     path: ['REGION_BOUNCE_HOSTS'],
+    message: 'names a region that is not in HERALD_REGIONS',
+  })
+  .refine((c) => Object.keys(c.NATS_REGION_URLS).every((r) => c.HERALD_REGIONS.includes(r)), {
+    path: ['NATS_REGION_URLS'],
+    message: 'names a region that is not in HERALD_REGIONS',
+  })
+  .refine((c) => Object.keys(c.NATS_REGION_REPLICAS).every((r) => c.HERALD_REGIONS.includes(r)), {
+    path: ['NATS_REGION_REPLICAS'],
     message: 'names a region that is not in HERALD_REGIONS',
   })
   .refine((c) => Object.keys(c.REGION_SPF).every((r) => c.HERALD_REGIONS.includes(r)), {

@@ -25,6 +25,20 @@ describe('loadConfig', () => {
     expect((error as ConfigError).problems).toEqual(['HERALD_REGION: must be one of HERALD_REGIONS (got "eu-west-1")']);
   });
 
+  it('parses the NATS servers of each region for herald all', () => {
+    const c = loadConfig({ NATS_REGION_URLS: 'us-east-1=nats://127.0.0.1:14222|nats://127.0.0.1:14223, eu-west-1=nats://127.0.0.1:14232' });
+    expect(c.NATS_REGION_URLS).toEqual({
+      'us-east-1': ['nats://127.0.0.1:14222', 'nats://127.0.0.1:14223'],
+      'eu-west-1': ['nats://127.0.0.1:14232'],
+    });
+    expect(() => loadConfig({ NATS_REGION_URLS: 'eu-west-1=http://x' })).toThrow(
+      /NATS_REGION_URLS.eu-west-1.0: must be a URL with protocol nats: or tls:/,
+    );
+    expect(() => loadConfig({ NATS_REGION_URLS: 'us-east-1=nats://a', HERALD_REGIONS: 'eu-west-1', HERALD_REGION: 'eu-west-1' })).toThrow(
+      /NATS_REGION_URLS: names a region that is not in HERALD_REGIONS/,
+    );
+  });
+
   it('parses per-plan rate limits', () => {
     expect(loadConfig({ RATE_LIMIT_PLANS: 'free=5, scale-1m=200' }).RATE_LIMIT_PLANS).toEqual({ free: 5, 'scale-1m': 200 });
     expect(() => loadConfig({ RATE_LIMIT_PLANS: 'free=zero' })).toThrow(/RATE_LIMIT_PLANS: "free=zero" is not plan=positive-integer/);

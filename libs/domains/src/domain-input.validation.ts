@@ -122,6 +122,9 @@ const domainName = checkedFirst(
 /** A body that may be absent altogether (an empty object), else must be a JSON object. */
 const bodyOf = <S extends z.ZodType>(schema: S) => z.preprocess((body) => (isAbsent(body) ? {} : body), jsonBody(schema));
 
+/** How a region is named (`us-east-1`), as HERALD_REGIONS requires. */
+const REGION_NAME = /^[a-z]{2}-[a-z]+-\d$/;
+
 /** The body of POST /domains; `regions` are the deployment's (HERALD_REGIONS). */
 export function createDomainBody(regions: readonly string[]) {
   const regionList = regions.map((r) => `\`${r}\``).join(' | ');
@@ -129,7 +132,9 @@ export function createDomainBody(regions: readonly string[]) {
     checkedFirst(
       (value, ctx) => {
         if (!(typeof value === 'string' && regions.includes(value))) {
-          fail(ctx, `Invalid \`region\` field. Region must be one of ${regionList}.`, 'invalid_region');
+          // A region's name this deployment does not serve: nothing would deliver the domain's mail.
+          const unserved = typeof value === 'string' && REGION_NAME.test(value) ? ` No worker delivers mail for \`${value}\` here.` : '';
+          fail(ctx, `Invalid \`region\` field.${unserved} Region must be one of ${regionList}.`, 'invalid_region');
         }
       },
       z.enum(regions as [string, ...string[]]),

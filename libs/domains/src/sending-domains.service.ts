@@ -46,6 +46,14 @@ export class SendingDomains {
     if (restrictedDomainId && restrictedDomainId !== domain.id) {
       throw new HeraldError('forbidden_from_domain', `This API key can only send from its own domain, not from ${fromDomain}.`);
     }
+    if (!this.config.HERALD_REGIONS.includes(domain.region)) {
+      // Created while the deployment served that region (or by another deployment): accepting the
+      // email would leave it queued with no worker to deliver it.
+      throw new HeraldError(
+        'invalid_region',
+        `The ${fromDomain} domain sends from region ${domain.region}, which this deployment does not serve (it serves ${this.config.HERALD_REGIONS.join(', ')}).`,
+      );
+    }
     return { domainId: domain.id, name: domain.name, region: domain.region };
   }
 

@@ -17,6 +17,8 @@ export function smtpReplyFor(error: HeraldError): SmtpReply | null {
     case 'restricted_api_key':
       return SMTP_SUBMISSION_REPLIES.invalidCredentials;
     case 'forbidden_from_domain':
+    // The `from` domain's region is not served here: no worker would ever deliver the message.
+    case 'invalid_region':
       return smtpReply(550, '5.7.1', error.message);
     case 'validation_error':
       return smtpReply(550, '5.6.0', error.message);
@@ -41,7 +43,6 @@ export function smtpReplyFor(error: HeraldError): SmtpReply | null {
     case 'invalid_attachment':
     case 'invalid_from_address':
     case 'invalid_access':
-    case 'invalid_region':
     case 'invalid_scheduled_at':
     case 'not_found':
     case 'method_not_allowed':

@@ -11,3 +11,4 @@ export * from './private-nats';
 export * from './private-stack';
 export * from './tcp-proxy';
 export * from './scripted-mx';
+export * from './supercluster';

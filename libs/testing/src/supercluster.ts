@@ -1,0 +1,190 @@
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freeLoopbackPort } from './free-port';
+import { killServer, spawnServer } from './server-process';
+import { TcpProxy } from './tcp-proxy';
+
+/** The node template deploy/local/supercluster.sh renders too, so tests run the same configuration. */
+const TEMPLATE = join(__dirname, '..', '..', '..', 'deploy', 'local', 'nats', 'supercluster-node.conf.tmpl');
+
+export interface SuperclusterRegion {
+  /** The region's name (`eu-west-1`): its cluster's and gateway's name, and its server tag `region:<name>`. */
+  name: string;
+  /** Nodes of its cluster; 3 for a region whose streams are R3. Default 1. */
+  nodes?: number;
+}
+
+export interface SuperclusterOptions {
+  regions: SuperclusterRegion[];
+  /** Delay (ms, each way) on every gateway connection: the distance between regions. Default 0. */
+  gatewayLatencyMs?: number;
+  /** How long the whole supercluster may take to form. Default 30 s. */
+  timeoutMs?: number;
+}
+
+export interface SuperclusterNode {
+  readonly name: string;
+  readonly region: string;
+  readonly url: string;
+  readonly monitorUrl: string;
+}
+
+/**
+ * A private NATS supercluster for a test: one cluster per region, joined by gateways, on free
+ * loopback ports with its own data folders, from the installed nats-server (2.9). Each node is
+ * tagged `region:<region>`, so streams placed by that tag live on their region's nodes. With
+ * `gatewayLatencyMs`, every gateway connection goes through a delay proxy (TcpProxy): each node
+ * advertises its proxy's port as its gateway address, so the other regions dial through it.
+ */
+export interface Supercluster {
+  readonly nodes: SuperclusterNode[];
+  /** The client URLs of a region's nodes (a NATS_URL list for Herald's roles in that region). */
+  urls(region: string): string[];
+  /** Sets the delay on every gateway link (ms each way); 0 removes it. */
+  setGatewayLatency(ms: number): void;
+  stop(): Promise<void>;
+}
+
+interface NodePlan extends SuperclusterNode {
+  clientPort: number;
+  clusterPort: number;
+  gatewayPort: number;
+  monitorPort: number;
+  proxy: TcpProxy | null;
+  dir: string;
+}
+
+export async function startSupercluster(options: SuperclusterOptions): Promise<Supercluster> {
+  if (options.regions.length < 1) throw new Error('a supercluster needs at least one region');
+  const root = await mkdtemp(join(tmpdir(), 'herald-supercluster-'));
+  const plans: NodePlan[] = [];
+  const children: ChildProcess[] = [];
+  const proxies: TcpProxy[] = [];
+  const stop = async () => {
+    await Promise.all(children.map((child) => killServer(child)));
+    await Promise.all(proxies.map((proxy) => proxy.close()));
+    await rm(root, { recursive: true, force: true });
+  };
+  try {
+    for (const region of options.regions) {
+      for (let i = 1; i <= (region.nodes ?? 1); i++) {
+        const [clientPort, clusterPort, gatewayPort, monitorPort] = [await port(), await port(), await port(), await port()];
+        const proxy = options.gatewayLatencyMs !== undefined ? await TcpProxy.start({ port: gatewayPort }) : null;
+        if (proxy) proxies.push(proxy.latency(options.gatewayLatencyMs!));
+        const name = `${region.name}-${i}`;
+        const dir = join(root, name);
+        plans.push({
+          name,
+          region: region.name,
+          url: `nats://127.0.0.1:${clientPort}`,
+          monitorUrl: `http://127.0.0.1:${monitorPort}`,
+          clientPort,
+          clusterPort,
+          gatewayPort,
+          monitorPort,
+          proxy,
+          dir,
+        });
+      }
+    }
+    const template = readFileSync(TEMPLATE, 'utf8');
+    // Every node starts before any is waited for: a cluster's nodes only answer once they found each other.
+    const starting = plans.map(async (plan) => {
+      await mkdir(plan.dir, { recursive: true });
+      const file = join(plan.dir, 'nats.conf');
+      await writeFile(file, renderNode(template, plan, plans));
+      children.push(await spawnServer('nats-server', ['-c', file], () => monitorAnswers(plan), options.timeoutMs ?? 30_000));
+    });
+    await Promise.all(starting);
+    await waitFormed(plans, options.regions.length, options.timeoutMs ?? 30_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    nodes: plans.map(({ name, region, url, monitorUrl }) => ({ name, region, url, monitorUrl })),
+    urls: (region) => {
+      const urls = plans.filter((p) => p.region === region).map((p) => p.url);
+      if (!urls.length) throw new Error(`no region ${region} in this supercluster`);
+      return urls;
+    },
+    setGatewayLatency: (ms) => {
+      if (!proxies.length) throw new Error('start the supercluster with gatewayLatencyMs (0 is fine) to change it later');
+      for (const proxy of proxies) proxy.latency(ms);
+    },
+    stop,
+  };
+}
+
+/** The template with one node's values: routes to its cluster's other nodes, gateways to every region. */
+function renderNode(template: string, node: NodePlan, all: NodePlan[]): string {
+  // A one-node region routes to itself: nats-server 2.9 refuses a JetStream cluster without any
+  // configured route, and drops a route to itself.
+  const peers = all.filter((p) => p.region === node.region && p !== node);
+  const routes = (peers.length ? peers : [node]).map((p) => `"nats-route://127.0.0.1:${p.clusterPort}"`);
+  const regions = [...new Set(all.map((p) => p.region))];
+  const gateways = regions.map((region) => {
+    const urls = all.filter((p) => p.region === region).map((p) => `"nats://127.0.0.1:${p.proxy?.port ?? p.gatewayPort}"`);
+    return `{ name: "${region}", urls: [${urls.join(', ')}] }`;
+  });
+  const values: Record<string, string | number> = {
+    SERVER_NAME: node.name,
+    REGION: node.region,
+    CLIENT_PORT: node.clientPort,
+    MONITOR_PORT: node.monitorPort,
+    CLUSTER_PORT: node.clusterPort,
+    GATEWAY_PORT: node.gatewayPort,
+    GATEWAY_ADVERTISE_PORT: node.proxy?.port ?? node.gatewayPort,
+    STORE_DIR: node.dir,
+    ROUTES: routes.join(', '),
+    GATEWAYS: gateways.join(', '),
+  };
+  return template.replace(/\{\{([A-Z_]+)\}\}/g, (_, key: string) => {
+    if (!(key in values)) throw new Error(`supercluster template: no value for {{${key}}}`);
+    return String(values[key]);
+  });
+}
+
+const port = () => freeLoopbackPort();
+
+async function monitorAnswers(plan: NodePlan): Promise<boolean> {
+  return fetch(`${plan.monitorUrl}/healthz`).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Formed: every node has an outbound gateway to every other region, and JetStream's meta group
+ * (one for the whole supercluster) has a leader every node knows and all the nodes as peers.
+ */
+async function waitFormed(plans: NodePlan[], regions: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    const states = await Promise.all(plans.map((plan) => nodeState(plan)));
+    const formed = states.every((s) => s.outbound === regions - 1 && s.leader !== '' && s.peers === plans.length && s.leader === states[0].leader);
+    if (formed) return;
+    last = JSON.stringify(states);
+    if (Date.now() > deadline) throw new Error(`the supercluster did not form within ${timeoutMs} ms: ${last}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function nodeState(plan: NodePlan): Promise<{ name: string; outbound: number; leader: string; peers: number }> {
+  try {
+    const gatewayz = (await (await fetch(`${plan.monitorUrl}/gatewayz`)).json()) as { outbound_gateways?: Record<string, unknown> };
+    const jsz = (await (await fetch(`${plan.monitorUrl}/jsz`)).json()) as { meta_cluster?: { leader?: string; cluster_size?: number } };
+    return {
+      name: plan.name,
+      outbound: Object.keys(gatewayz.outbound_gateways ?? {}).length,
+      leader: jsz.meta_cluster?.leader ?? '',
+      peers: jsz.meta_cluster?.cluster_size ?? 0,
+    };
+  } catch {
+    return { name: plan.name, outbound: 0, leader: '', peers: 0 };
+  }
+}
