@@ -16,7 +16,7 @@ import {
   fieldValue,
   MAX_LINE_OCTETS,
   overlongHeaderLine,
-  rewriteMessage,
+  rewriteParts,
   rfc5322Date,
   splitMessage,
   type HeaderField,
@@ -142,7 +142,8 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
     const keepId = headers.messageIds.length === 1 && MESSAGE_ID.test(headers.messageIds[0]);
     const messageId = keepId ? headers.messageIds[0] : `<${id}@${fromDomain}>`;
     const added = [...(keepId ? [] : [`Message-ID: ${messageId}`]), ...(headers.hasDate ? [] : [`Date: ${rfc5322Date(new Date())}`])];
-    const mime = rewriteMessage(split, keepId ? STRIPPED : new Set([...STRIPPED, 'message-id']), added);
+    // The header block rewritten, the body as received: the message is not copied (Postgres joins the two).
+    const mime = rewriteParts(split, keepId ? STRIPPED : new Set([...STRIPPED, 'message-id']), added);
 
     const { to, cc } = headers;
     const toKeys = new Set(to.map((a) => addressKey(a.address)));
@@ -171,7 +172,7 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       tags: null,
       scheduledAt: null,
       recipients,
-      sizeBytes: mime.length,
+      sizeBytes: mime[0].length + mime[1].length,
     };
     const hash = key ? submissionHash(envelope, rcptTo, split) : '';
 
