@@ -10,8 +10,9 @@ export type SuppressionCacheConfig = SliceOf<typeof SUPPRESSION_CACHE_CONFIG>;
 
 /** A team with a longer list is not held: each check of it asks Postgres. */
 export const MAX_CACHED_ENTRIES = 50_000;
-/** Teams held at once; the least recently loaded goes first. */
+/** Teams held at once, and addresses over all of them (~60 bytes each); the least recently loaded team goes first. */
 const MAX_TEAMS = 2_000;
+const MAX_HELD_ENTRIES = 500_000;
 /**
  * A team's list is read again from Postgres after this long, whatever the events said: it bounds
  * how long an event lost between the commit and its publish (until the outbox's relay sends it)
@@ -105,9 +106,22 @@ export class SuppressionCache implements OnModuleDestroy {
       if (team.generation !== generation || this.teams.get(teamId) !== team) return void this.drop(teamId, team);
       team.addresses = list.length > MAX_CACHED_ENTRIES ? null : new Set(list);
       team.loadedAt = Date.now();
+      this.evictBeyond(MAX_HELD_ENTRIES, teamId);
     } catch (error) {
       this.drop(teamId, team);
       this.logger.warn(`suppression list of team ${teamId} not loaded: ${(error as Error).message}`);
+    }
+  }
+
+  /** Drops the oldest teams (not `keep`) while the lists held have more than `max` addresses. */
+  private evictBeyond(max: number, keep: string): void {
+    let held = 0;
+    for (const team of this.teams.values()) held += team.addresses?.size ?? 0;
+    for (const [teamId, team] of this.teams) {
+      if (held <= max) return;
+      if (teamId === keep || !team.addresses) continue;
+      held -= team.addresses.size;
+      this.teams.delete(teamId);
     }
   }
 
