@@ -11,6 +11,7 @@
 // --duration S (12), --warmup S (3), --connections N (32), --batch-connections N (16),
 // --only single|batch (that phase alone, printed as JSON), --profile (CPU profiles of the API
 // into test/bench/results/profiles), --no-save (no JSON file in test/bench/results).
+import { API_POD_LIMIT_MIB, residentMemory } from './process-memory';
 import './aliases';
 import { join } from 'node:path';
 import { DIST } from './aliases';
@@ -119,7 +120,15 @@ async function run(servers: ServerProcess[]): Promise<void> {
   const single = options.only !== 'batch' ? await sendPhase(api, token, 'single') : null;
   const batch = options.only !== 'single' ? await sendPhase(api, token, 'batch') : null;
   await world.settle();
+  // Read before the stop: VmHWM is the peak over the whole run (warm-ups and both phases).
+  const memory = residentMemory(api.pid);
   await api.stop();
+  if (memory) {
+    const within = memory.peakMiB < API_POD_LIMIT_MIB ? 'within' : 'OVER';
+    process.stderr.write(
+      `bench: API resident memory: peak ${memory.peakMiB} MiB (VmHWM), ${memory.nowMiB} MiB at the end; ${within} the pod's ${API_POD_LIMIT_MIB} Mi\n`,
+    );
+  }
 
   const phases = [single, batch].flatMap((p) => (p ? [p.warm, p.measured] : []));
   const checked = await durability(phases);
@@ -127,7 +136,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
     process.exitCode = 1;
   }
   if (!bare || !single || !batch) {
-    process.stdout.write(`${JSON.stringify({ measured: (single ?? batch)!.measured, durability: checked }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ measured: (single ?? batch)!.measured, durability: checked, memory }, null, 2)}\n`);
     return;
   }
   const report: BenchReport = {
@@ -145,6 +154,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
     batch: { ...batch.measured, batchSize: BATCH_SIZE },
     ratio: single.measured.requestsPerSecond / bare.requestsPerSecond,
     durability: checked,
+    memory: memory && { ...memory, podLimitMiB: API_POD_LIMIT_MIB },
     targets: {
       ...TARGETS,
       singleMet: single.measured.emailsPerSecond >= TARGETS.singleEmailsPerSecond && single.measured.latencyMs.p99 < TARGETS.singleP99Ms,

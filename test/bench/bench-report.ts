@@ -1,3 +1,4 @@
+import type { ResidentMemory } from './process-memory';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST } from './aliases';
@@ -36,6 +37,8 @@ export interface BenchReport {
   batch: LoadFigures & { batchSize: number };
   ratio: number;
   durability: Durability;
+  /** The API's resident memory (process and cluster workers), from /proc; null elsewhere. */
+  memory: (ResidentMemory & { podLimitMiB: number }) | null;
   targets: typeof TARGETS & { singleMet: boolean; batchMet: boolean };
 }
 
@@ -119,6 +122,13 @@ export function printReport(r: BenchReport): void {
   );
   out(`    non-2xx responses ${n(d.non2xx)}, socket errors and timeouts ${n(d.errors)}`);
   out();
+  if (r.memory) {
+    const m = r.memory;
+    out(
+      `  API resident memory: peak ${n(m.peakMiB)} MiB over the run (VmHWM), ${n(m.nowMiB)} MiB at the end; pod limit ${m.podLimitMiB} Mi: ${m.peakMiB < m.podLimitMiB ? 'within' : 'OVER'}`,
+    );
+    out();
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

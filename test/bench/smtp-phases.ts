@@ -83,11 +83,14 @@ export class Bench {
       await heraldCli(env, 'migrate');
       const team = await heraldCli<{ id: string }>(env, 'team', 'create', '--name', 'SMTP bench', '--plan', 'scale-2.5m', '--rate-limit', '1000000');
       this.token = (await heraldCli<{ token: string }>(env, 'key', 'create', '--team', team.id, '--name', 'SMTP bench key')).token;
-      this.api = await startHeraldApi(env, 1);
+      // One directory per role, so that `node dist/test/bench/profile-summary.js DIR` can name each profile's process.
+      const profiles = join(DIST, '..', 'test', 'bench', 'results', 'profiles', `smtp-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+      const nodeArgs = (role: string) => (options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profiles, role)}`] : []);
+      if (options.profile) process.stderr.write(`bench: CPU profiles go to ${profiles}\n`);
+      this.api = await startHeraldApi(env, 1, nodeArgs('api'));
       await world.verifyDomain(this.api.url, this.token);
-      const nodeArgs = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(DIST, '..', 'test', 'bench', 'results', 'profiles')}`] : [];
-      for (let i = 0; i < options.workers; i++) this.workers.push(await startHeraldRole(env, 'worker', nodeArgs));
-      this.smtp = await startHeraldRole(env, 'smtp', nodeArgs);
+      for (let i = 0; i < options.workers; i++) this.workers.push(await startHeraldRole(env, 'worker', nodeArgs('worker')));
+      this.smtp = await startHeraldRole(env, 'smtp', nodeArgs('smtp'));
       routes.push({ host: '127.0.0.1', port: smtpPort, user: 'herald', pass: this.token });
       this.pg = new Client({ connectionString: world.config.DATABASE_URL });
       await this.pg.connect();

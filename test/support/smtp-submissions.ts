@@ -9,7 +9,7 @@ import { SendService } from '@herald/emails';
 import { RateLimiter } from '@herald/limits';
 import { RuntimeModule } from '@herald/runtime';
 import { SMTP_CONFIG, SmtpSubmissionModule, SmtpSubmissions, type SmtpReply, type SmtpSubmissionPort, type SubmissionResult } from '@herald/smtp';
-import { SuppressionsService } from '@herald/suppressions';
+import { SuppressionCache } from '@herald/suppressions';
 import { startTestApi, type TestApi } from './api-harness';
 
 /**
@@ -23,7 +23,7 @@ export function smtpSubmissionsOf(app: INestApplicationContext): SmtpSubmissionP
     pick(app.get(CONFIG), SMTP_CONFIG.keys),
     app.get(ApiKeysService),
     app.get(RateLimiter),
-    app.get(SuppressionsService),
+    app.get(SuppressionCache),
     app.get(SendingDomains),
     app.get(SendService),
   );

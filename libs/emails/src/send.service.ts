@@ -19,7 +19,7 @@ export interface MimeSubmission {
   /** Chosen by the relay: the Message-ID it wrote into `raw.mime` may carry it. */
   id: string;
   email: NormalizedEmail;
-  raw: { mime: Buffer; messageId: string };
+  raw: { mime: Buffer | Buffer[]; messageId: string };
   /** What makes two submissions with one idempotency key "the same message". */
   hash: string;
 }

@@ -27,8 +27,14 @@ export function sendInsert(emails: NewEmail[], graceSeconds: number): { text: st
          filename text, content_type text, content_id text, path text, content text, size integer)
        RETURNING email_id)`);
   }
-  // Each MIME is its own parameter: node-postgres sends a Buffer as binary, with no encoding.
-  const mimes = emails.flatMap(({ id, raw }) => (raw ? [`($${values.push(id)}::uuid, $${values.push(raw.mime)}::bytea)`] : []));
+  // Each MIME (or part of one) is its own parameter: node-postgres sends a Buffer as binary, with no encoding.
+  const bytea = (mime: Buffer | Buffer[]) =>
+    Array.isArray(mime)
+      ? mime.length
+        ? mime.map((part) => `$${values.push(part)}::bytea`).join(' || ')
+        : `''::bytea`
+      : `$${values.push(mime)}::bytea`;
+  const mimes = emails.flatMap(({ id, raw }) => (raw ? [`($${values.push(id)}::uuid, ${bytea(raw.mime)})`] : []));
   if (mimes.length) more.push(`mime_in AS (INSERT INTO email_mime (email_id, mime) VALUES ${mimes.join(', ')} RETURNING email_id)`);
   return { text: `${insertSendSql(emails.length)}${more.map((cte) => `, ${cte}`).join('')}\n${INSERT_RECIPIENTS}`, values };
 }

@@ -91,6 +91,8 @@ export interface NewEmail<E extends EmailContent = EmailContent> {
   /**
    * SMTP only: the message to send as is (stored in email_mime, DKIM-signed by the worker) and
    * its Message-ID (with angle brackets), the client's or the one Herald wrote into `mime`.
+   * The message may come in parts, joined by Postgres (the relay's rewritten header and the body
+   * as received), so that it is never copied into one more Buffer.
    */
-  raw?: { mime: Buffer; messageId: string };
+  raw?: { mime: Buffer | Buffer[]; messageId: string };
 }

@@ -54,6 +54,15 @@ export class EmailRepository {
     return rows.length ? toRecord(rows[0]) : null;
   }
 
+  /** The MIME message an email relayed over SMTP was stored with (email_mime), or null. */
+  async mime(teamId: string, id: string): Promise<Buffer | null> {
+    const rows: { mime: Buffer }[] = await this.db.query(
+      `SELECT m.mime FROM email_mime m JOIN emails e ON e.id = m.email_id WHERE e.team_id = $1 AND m.email_id = $2`,
+      [teamId, id],
+    );
+    return rows.length ? rows[0].mime : null;
+  }
+
   /** Newest first; `after` pages toward older emails, `before` toward newer (see keysetPage). */
   async list(teamId: string, page: PageRequest): Promise<{ items: EmailSummary[]; hasMore: boolean }> {
     const { rows, hasMore } = await keysetPage<EmailRow>(this.db, { table: 'emails', columns: SUMMARY_COLUMNS, teamId }, page);

@@ -5,6 +5,7 @@ import type { ClaimedEmail, EmailOutcome, LateStatus, RecordedAlongside, Reporte
 import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
 import type { EmailEventRecord } from './email-events';
 import { EmailRepository } from './email.repository';
+import { mimeBodies } from './mime-bodies';
 
 /**
  * A write to commit in the insert's transaction (the send path's idempotency record), through
@@ -30,8 +31,15 @@ export class EmailStore {
     return this.emails.insert(emails, alongside);
   }
 
-  get(teamId: string, id: string): Promise<EmailRecord | null> {
-    return this.emails.get(teamId, id);
+  /**
+   * The email as stored. The relay stores a message's MIME as sent and does not parse its body
+   * (libs/smtp), so the html and text of an email relayed over SMTP are read from it here.
+   */
+  async get(teamId: string, id: string): Promise<EmailRecord | null> {
+    const record = await this.emails.get(teamId, id);
+    if (!record || record.source !== 'smtp' || record.html !== null || record.text !== null) return record;
+    const mime = await this.emails.mime(teamId, id);
+    return mime ? { ...record, ...(await mimeBodies(mime)) } : record;
   }
 
   list(teamId: string, page: PageRequest): Promise<{ items: EmailSummary[]; hasMore: boolean }> {

@@ -5,3 +5,4 @@ export * from './suppressions.service';
 export * from './suppression-events';
 export * from './suppression.presenter';
 export * from './suppression-input.validation';
+export * from './suppression-cache';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ResourceEventsModule } from '@herald/outbox';
+import { SUPPRESSION_CACHE_CONFIG, SuppressionCache } from './suppression-cache';
 import { SuppressionEvents } from './suppression-events';
 import { SuppressionsRepository } from './suppressions.repository';
 import { SuppressionsService } from './suppressions.service';
@@ -10,7 +11,7 @@ import { SuppressionsService } from './suppressions.service';
  */
 @Module({
   imports: [ResourceEventsModule],
-  providers: [SuppressionsRepository, SuppressionEvents, SuppressionsService],
-  exports: [SuppressionsRepository, SuppressionEvents, SuppressionsService],
+  providers: [SUPPRESSION_CACHE_CONFIG.provider, SuppressionsRepository, SuppressionEvents, SuppressionsService, SuppressionCache],
+  exports: [SuppressionsRepository, SuppressionEvents, SuppressionsService, SuppressionCache],
 })
 export class SuppressionsModule {}

@@ -96,6 +96,12 @@ export class SuppressionsRepository {
     return rows.map((r) => r.email);
   }
 
+  /** Up to `limit` suppressed addresses of the team (what SuppressionCache holds of it). */
+  async teamList(teamId: string, limit: number): Promise<string[]> {
+    const rows: { email: string }[] = await this.db.query(`SELECT email FROM suppressions WHERE team_id = $1 LIMIT $2`, [teamId, limit]);
+    return rows.map((r) => r.email);
+  }
+
   /** The region the team's events go to. */
   async teamHomeRegion(teamId: string, tx?: Transaction): Promise<string | null> {
     const rows: { home_region: string }[] = await managerOf(this.db, tx).query(`SELECT home_region FROM teams WHERE id = $1`, [teamId]);

@@ -69,11 +69,16 @@ export function fieldValue(field: HeaderField): string {
 
 /** The message without the `drop` fields and with `add` (lines without line ending) after the others. */
 export function rewriteMessage(split: SplitMessage, drop: ReadonlySet<string>, add: string[] = []): Buffer {
+  return Buffer.concat(rewriteParts(split, drop, add));
+}
+
+/** The same as its new header block and the rest of the message as received (not copied). */
+export function rewriteParts(split: SplitMessage, drop: ReadonlySet<string>, add: string[] = []): [Buffer, Buffer] {
   const kept = split.fields.filter((f) => !drop.has(f.name)).map((f) => f.raw);
   // A last header line without a line ending (a message with no body) gets one before additions.
   if (add.length && kept.length && !kept[kept.length - 1].endsWith('\n')) kept[kept.length - 1] += split.eol;
   const head = kept.join('') + add.map((line) => `${line}${split.eol}`).join('');
-  return Buffer.concat([Buffer.from(head, 'latin1'), split.rest]);
+  return [Buffer.from(head, 'latin1'), split.rest];
 }
 
 /** RFC 5322 date-time in UTC, e.g. `Thu, 26 Nov 2026 01:22:23 +0000`. */

@@ -1,18 +1,28 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
 import { ApiKeysService, type Principal } from '@herald/accounts';
 import { addressDomain, addressKey, formatAddress, HeraldError, isHeraldError, isValidAddrSpec, newId, type HeraldErrorCode } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
 import { SendService, type NormalizedEmail, type Sender } from '@herald/emails';
 import { validateIdempotencyKey } from '@herald/idempotency';
 import { RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
-import { SuppressionsService } from '@herald/suppressions';
+import { SuppressionCache } from '@herald/suppressions';
 import { smtpReplyFor } from '../smtp-error-mapping';
 import { SMTP_SUBMISSION_REPLIES as REPLIES, type SmtpReply } from '../smtp-replies';
 import { SMTP_CONFIG, type SmtpConfig } from '../smtp.config';
 import type { SmtpEnvelope, SmtpSubmissionPort, SubmissionResult } from '../submission-port';
-import { fieldValue, MAX_LINE_OCTETS, overlongHeaderLine, rewriteMessage, rfc5322Date, splitMessage, type HeaderField } from './mime-headers';
+import { BodyDigest, boundaryOf } from './body-digest';
+import {
+  fieldValue,
+  MAX_LINE_OCTETS,
+  overlongHeaderLine,
+  rewriteParts,
+  rfc5322Date,
+  splitMessage,
+  type HeaderField,
+  type SplitMessage,
+} from './mime-headers';
+import { relayHeaders, type Mailbox } from './relay-headers';
 
 /** The SMTP username of every customer; the password is the API key. */
 export const SMTP_USERNAME = 'herald';
@@ -24,7 +34,7 @@ const IDEMPOTENCY_HEADERS = ['herald-idempotency-key', 'resend-idempotency-key']
  */
 const STRIPPED = new Set(['bcc', 'return-path', ...IDEMPOTENCY_HEADERS]);
 /** Left out of the idempotency hash: a client that composes the message again on a retry changes them. */
-const VOLATILE = new Set(['date', 'message-id', 'content-type', ...STRIPPED]);
+const VOLATILE = new Set(['date', 'message-id', ...STRIPPED]);
 const MESSAGE_ID = /^<[^<>\s@]+@[^<>\s@]+>$/;
 /** What MAIL FROM refuses; any other failure there (the database, Redis) is a temporary failure of the check. */
 const MAIL_FROM_REFUSALS = new Set<HeraldErrorCode>(['forbidden_from_domain', 'rate_limit_exceeded']);
@@ -51,7 +61,7 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
     @Inject(SMTP_CONFIG.token) private readonly config: SmtpConfig,
     private readonly apiKeys: ApiKeysService,
     private readonly rateLimiter: RateLimiter,
-    private readonly suppressions: SuppressionsService,
+    private readonly suppressions: SuppressionCache,
     private readonly sendingDomains: SendingDomains,
     private readonly send: SendService,
   ) {}
@@ -122,29 +132,20 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       return refuse(refusalOf(error));
     }
 
-    let parsed: ParsedMail;
-    try {
-      // Bodies are needed for GET /emails; links, cid: images and derived texts are not.
-      parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
-    } catch (error) {
-      return refuse(REPLIES.unparsable((error as Error).message));
-    }
-    const from = split.fields.filter((f) => f.name === 'from').length === 1 ? singleMailbox(parsed.from) : null;
+    // Only the header block is read: the body is stored and sent as the client wrote it.
+    const headers = relayHeaders(split.fields);
+    const from = headers.from;
     if (!from) return refuse(REPLIES.noFrom);
 
     const id = newId();
     const fromDomain = addressDomain(from.address);
-    const existingId = split.fields.filter((f) => f.name === 'message-id').map(fieldValue);
-    const keepId = existingId.length === 1 && MESSAGE_ID.test(existingId[0]);
-    const messageId = keepId ? existingId[0] : `<${id}@${fromDomain}>`;
-    const added = [
-      ...(keepId ? [] : [`Message-ID: ${messageId}`]),
-      ...(split.fields.some((f) => f.name === 'date') ? [] : [`Date: ${rfc5322Date(new Date())}`]),
-    ];
-    const mime = rewriteMessage(split, keepId ? STRIPPED : new Set([...STRIPPED, 'message-id']), added);
+    const keepId = headers.messageIds.length === 1 && MESSAGE_ID.test(headers.messageIds[0]);
+    const messageId = keepId ? headers.messageIds[0] : `<${id}@${fromDomain}>`;
+    const added = [...(keepId ? [] : [`Message-ID: ${messageId}`]), ...(headers.hasDate ? [] : [`Date: ${rfc5322Date(new Date())}`])];
+    // The header block rewritten, the body as received: the message is not copied (Postgres joins the two).
+    const mime = rewriteParts(split, keepId ? STRIPPED : new Set([...STRIPPED, 'message-id']), added);
 
-    const to = addressesOf(parsed.to);
-    const cc = addressesOf(parsed.cc);
+    const { to, cc } = headers;
     const toKeys = new Set(to.map((a) => addressKey(a.address)));
     const ccKeys = new Set(cc.map((a) => addressKey(a.address)));
     // Bcc recipients are the envelope's that neither header names; without a To header, the
@@ -161,18 +162,19 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       to: to.length ? to.map(format) : recipients.filter((r) => r.kind === 'to').map((r) => r.address),
       cc: cc.map(format),
       bcc: recipients.filter((r) => r.kind === 'bcc').map((r) => r.address),
-      replyTo: addressesOf(parsed.replyTo).map(format),
-      subject: (parsed.subject ?? '').replace(/[\r\n]+/g, ' '),
-      html: typeof parsed.html === 'string' && parsed.html !== '' ? parsed.html : null,
-      text: parsed.text ?? null,
+      replyTo: headers.replyTo.map(format),
+      subject: headers.subject,
+      // Not parsed here: GET /emails reads them from the stored MIME message (EmailStore).
+      html: null,
+      text: null,
       headers: null,
       attachments: [],
       tags: null,
       scheduledAt: null,
       recipients,
-      sizeBytes: mime.length,
+      sizeBytes: mime[0].length + mime[1].length,
     };
-    const hash = submissionHash(envelope, rcptTo, parsed);
+    const hash = key ? submissionHash(envelope, rcptTo, split) : '';
 
     try {
       const { id: accepted } = await this.send.sendMime(senderOf(principal), { id, email, raw: { mime, messageId }, hash }, key);
@@ -220,23 +222,7 @@ function idempotencyKeyOf(fields: HeaderField[]): string | null {
   return validateIdempotencyKey(values.length > 0 ? values : undefined);
 }
 
-function flatten(value: AddressObject | AddressObject[] | undefined): EmailAddress[] {
-  const objects = value === undefined ? [] : Array.isArray(value) ? value : [value];
-  return objects.flatMap((o) => o.value).flatMap((a) => (a.group ? a.group : [a]));
-}
-
-/** The valid mailboxes of an address header (group syntax flattened; invalid entries skipped). */
-function addressesOf(value: AddressObject | AddressObject[] | undefined): { name: string; address: string }[] {
-  return flatten(value).flatMap((a) => (a.address && isValidAddrSpec(a.address) ? [{ name: a.name, address: a.address }] : []));
-}
-
-function singleMailbox(value: AddressObject | AddressObject[] | undefined): { name: string; address: string } | null {
-  const all = flatten(value);
-  if (all.length !== 1 || !all[0].address || !isValidAddrSpec(all[0].address)) return null;
-  return { name: all[0].name, address: all[0].address };
-}
-
-const format = (a: { name: string; address: string }) => formatAddress({ display: a.name || null, address: a.address });
+const format = (a: Mailbox) => formatAddress({ display: a.name || null, address: a.address });
 
 function unique(addresses: string[]): string[] {
   const seen = new Set<string>();
@@ -250,21 +236,23 @@ function unique(addresses: string[]): string[] {
 
 /**
  * "The same message" for idempotency: the envelope, the headers except the ones a client
- * regenerates when it composes the message again (Date, Message-ID, the MIME boundaries in
- * Content-Type) and the ones Herald strips, the decoded bodies and each attachment's checksum.
- * Comparing bytes would make a retry from nodemailer (new boundaries, Date and Message-ID on
- * every send) a conflict.
+ * regenerates when it composes the message again (Date, Message-ID) and the ones Herald strips,
+ * and the body's bytes with its MIME boundaries counted by their order only (BodyDigest):
+ * comparing bytes would make a retry from nodemailer (new boundaries, Date and Message-ID on
+ * every send) a conflict. Nothing is decoded.
  */
-function submissionHash(envelope: SmtpEnvelope, rcptTo: string[], parsed: ParsedMail): string {
+function submissionHash(envelope: SmtpEnvelope, rcptTo: string[], split: SplitMessage): string {
   const hash = createHash('sha256');
   const part = (value: string) => hash.update(`${Buffer.byteLength(value)}:`).update(value);
   part(envelope.mailFrom.toLowerCase());
   part(rcptTo.map(addressKey).join(','));
-  for (const line of parsed.headerLines) if (!VOLATILE.has(line.key)) part(line.line);
-  part(typeof parsed.html === 'string' ? parsed.html : '');
-  part(parsed.text ?? '');
-  for (const a of parsed.attachments) {
-    part(`${a.filename ?? ''}|${a.contentType}|${a.cid ?? ''}|${a.contentDisposition}|${a.size}|${a.checksum}`);
+  const contentType = split.fields.find((f) => f.name === 'content-type');
+  const boundary = contentType ? boundaryOf(fieldValue(contentType)) : null;
+  for (const field of split.fields) {
+    if (VOLATILE.has(field.name)) continue;
+    const value = fieldValue(field);
+    part(`${field.name}:${field === contentType && boundary ? value.split(boundary).join('#0') : value}`);
   }
+  hash.update(new BodyDigest(boundary).update(split.rest).digest());
   return hash.digest('hex');
 }
