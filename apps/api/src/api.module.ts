@@ -10,6 +10,8 @@ import { LoggingOptions, ObservabilityHttpModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
 import { WebhooksModule } from '@herald/webhooks';
 import { SuppressionsModule } from '@herald/suppressions';
+import { PeopleModule } from '@herald/people';
+import { DASHBOARD_CONTROLLERS, DashboardGuard } from './dashboard/dashboard.controllers';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { DomainsController } from './domains/domains.controller';
@@ -38,9 +40,10 @@ export class ApiModule {
         DispatchReconcilerModule,
         IdempotencyPurgerModule,
         WebhooksModule,
+        PeopleModule,
       ],
-      controllers: [EmailsController, ApiKeysController, DomainsController, SuppressionsController, WebhooksController],
-      providers: [ApiKeyGuard],
+      controllers: [EmailsController, ApiKeysController, DomainsController, SuppressionsController, WebhooksController, ...DASHBOARD_CONTROLLERS],
+      providers: [ApiKeyGuard, DashboardGuard],
     };
   }
 }
