@@ -3,7 +3,7 @@ import { AccountsModule } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
 import { DomainsModule, DomainVerificationListener, DomainVerificationModule } from '@herald/domains';
 import { EmailsModule } from '@herald/emails';
-import { DispatchReconcilerModule } from '@herald/messages';
+import { DispatchReconcilerModule, MessagesModule } from '@herald/messages';
 import { IdempotencyPurgerModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
 import { LoggingOptions, ObservabilityHttpModule } from '@herald/observability';
@@ -41,6 +41,7 @@ export class ApiModule {
         IdempotencyPurgerModule,
         WebhooksModule,
         PeopleModule,
+        MessagesModule,
       ],
       controllers: [EmailsController, ApiKeysController, DomainsController, SuppressionsController, WebhooksController, ...DASHBOARD_CONTROLLERS],
       providers: [ApiKeyGuard, DashboardGuard],

@@ -37,14 +37,15 @@ export class AuditLogRepository {
     );
   }
 
-  list(teamId: string, limit: number, before: { createdAt: Date; id: string } | null): Promise<AuditEntry[]> {
+  /** Newest first; `after` (an entry id) pages toward older entries. */
+  list(teamId: string, limit: number, after: string | null): Promise<AuditEntry[]> {
     return this.db.query(
       `SELECT id, action, actor_email AS "actorEmail", ip, user_agent AS "userAgent", detail, created_at AS "createdAt"
          FROM audit_log a
         WHERE (a.team_id = $1 OR (a.team_id IS NULL AND a.user_id IN (SELECT user_id FROM team_members WHERE team_id = $1)))
-          AND ($3::timestamptz IS NULL OR (a.created_at, a.id) < ($3, $4::uuid))
+          AND ($3::uuid IS NULL OR (a.created_at, a.id) < (SELECT created_at, id FROM audit_log WHERE id = $3))
         ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
-      [teamId, limit, before?.createdAt ?? null, before?.id ?? null],
+      [teamId, limit, after],
     );
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { affectedRows } from '@herald/database';
 import type { Role } from './roles';
 
 export interface Invitation {
@@ -46,7 +47,8 @@ export class InvitationsRepository {
 
   /** Marks the invitation accepted and returns it, once: a second accept finds nothing. */
   async accept(tokenHash: string, now: Date): Promise<Invitation | null> {
-    const rows: Invitation[] = await this.db.query(
+    // TypeORM answers an UPDATE ... RETURNING with [rows, count].
+    const [rows]: [Invitation[], number] = await this.db.query(
       `UPDATE team_invitations SET accepted_at = $2 WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > $2 RETURNING ${COLUMNS}`,
       [tokenHash, now],
     );

@@ -136,8 +136,8 @@ export class PeopleService {
     return (await this.members.teamsOf(actor.userId)).find((t) => t.id === invitation.teamId)!;
   }
 
-  auditLog(teamId: string, limit: number, before: { createdAt: Date; id: string } | null): Promise<AuditEntry[]> {
-    return this.audit.list(teamId, limit, before);
+  auditLog(teamId: string, limit: number, after: string | null): Promise<AuditEntry[]> {
+    return this.audit.list(teamId, limit, after);
   }
 
   /** One audit entry; `teamId` null for what concerns the person only (sign-ins, MFA). */

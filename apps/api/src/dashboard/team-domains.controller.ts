@@ -1,0 +1,48 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { TeamsService } from '@herald/accounts';
+import { DomainsService } from '@herald/domains';
+import { DashboardController } from './dashboard.guard';
+
+/** The Domains page, through the REST API's service and shapes. */
+@DashboardController()
+@Controller('dashboard/api/teams/:teamId/domains')
+export class TeamDomainsController {
+  constructor(
+    private readonly domains: DomainsService,
+    private readonly teams: TeamsService,
+  ) {}
+
+  @Get()
+  list(@Param('teamId') teamId: string, @Query() query: unknown) {
+    return this.domains.list(teamId, query);
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@Param('teamId') teamId: string, @Body() body: unknown) {
+    const team = await this.teams.get(teamId);
+    return this.domains.create({ teamId, homeRegion: team.homeRegion }, body);
+  }
+
+  @Get(':id')
+  get(@Param('teamId') teamId: string, @Param('id') id: string) {
+    return this.domains.get(teamId, id);
+  }
+
+  @Post(':id/verify')
+  @HttpCode(200)
+  verify(@Param('teamId') teamId: string, @Param('id') id: string) {
+    return this.domains.verify(teamId, id);
+  }
+
+  @Post(':id/dkim/rotate')
+  @HttpCode(200)
+  rotate(@Param('teamId') teamId: string, @Param('id') id: string) {
+    return this.domains.rotateDkimKey(teamId, id);
+  }
+
+  @Delete(':id')
+  remove(@Param('teamId') teamId: string, @Param('id') id: string) {
+    return this.domains.remove(teamId, id);
+  }
+}
