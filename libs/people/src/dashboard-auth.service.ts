@@ -88,6 +88,7 @@ export class DashboardAuth {
       // Sign-in attempts are limited by SignInLimiter in Redis, shared by every api process.
       rateLimit: { enabled: false },
       telemetry: { enabled: false },
+      logger: { disabled: config.LOG_LEVEL === 'silent', level: config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'debug' : 'warn' },
       advanced: {
         useSecureCookies: secureCookies(config),
         cookiePrefix: 'herald',

@@ -3,6 +3,7 @@ import { configSlice, SliceOf } from '@herald/config';
 /** What @herald/people reads of the configuration: sign-in, sessions, providers, and where links point. */
 export const PEOPLE_CONFIG = configSlice('people', [
   'NODE_ENV',
+  'LOG_LEVEL',
   'HERALD_REGIONS',
   'MAIL_DOMAIN',
   'DATABASE_URL',
