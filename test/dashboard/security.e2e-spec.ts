@@ -54,7 +54,7 @@ describe('dashboard security', () => {
     const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const rest = await fetch(`${world.url}/emails`, { headers: { cookie } });
     expect(rest.status).toBe(401);
-    expect((await rest.json()).name).toBe('missing_api_key');
+    expect(((await rest.json()) as { name: string }).name).toBe('missing_api_key');
     expect((await fetch(`${world.url}/domains`, { headers: { cookie } })).status).toBe(401);
     // The key itself still works where it belongs.
     expect((await fetch(`${world.url}/domains`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);

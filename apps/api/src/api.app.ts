@@ -39,7 +39,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     configureHttp(app, postgresUnavailable);
     const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
     installCsrf(fastify, secureCookies(config));
-    installAuthRoute(fastify, app.get(DashboardAuth), app.get(SignInLimiter), app.get(PeopleService));
+    installAuthRoute(fastify, app.get(DashboardAuth), app.get(SignInLimiter), app.get(PeopleService), config.HERALD_REGIONS);
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
     serveOpenApi(app, config);

@@ -14,3 +14,4 @@ export type { Role, TeamAction } from './roles';
 export type { TeamOfUser, Member, UserRecord } from './members.repository';
 export type { Invitation } from './invitations.repository';
 export type { AuditEntry } from './audit-log.repository';
+export { signUpExtras } from './people-input.validation';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '@herald/core';
-import { sendError } from '@herald/http';
-import { AUTH_BASE_PATH, CLIENT_IP_HEADER, DashboardAuth, PeopleService, SignInLimiter } from '@herald/people';
+import { heraldErrorOf, sendError } from '@herald/http';
+import { AUTH_BASE_PATH, CLIENT_IP_HEADER, DashboardAuth, PeopleService, SignInLimiter, signUpExtras } from '@herald/people';
 
 /** better-auth calls that change how someone signs in: written to the audit log when they succeed. */
 const AUDITED: Record<string, string> = {
@@ -27,7 +27,14 @@ const TOTP_VERIFY = '/two-factor/verify-totp';
  * address from the socket (never from the client's headers), error bodies in Herald's shape
  * (better-auth's `code` kept for its client), and the audit of sign-in changes.
  */
-export function installAuthRoute(fastify: FastifyInstance, auth: DashboardAuth, limiter: SignInLimiter, people: PeopleService): void {
+export function installAuthRoute(
+  fastify: FastifyInstance,
+  auth: DashboardAuth,
+  limiter: SignInLimiter,
+  people: PeopleService,
+  regions: readonly string[],
+): void {
+  const extras = signUpExtras(regions);
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!.slice(AUTH_BASE_PATH.length);
     const headers = new Headers();
@@ -39,6 +46,11 @@ export function installAuthRoute(fastify: FastifyInstance, auth: DashboardAuth, 
     const body = request.method === 'GET' || request.method === 'HEAD' || request.body === undefined ? undefined : JSON.stringify(request.body);
     if (body !== undefined) headers.set('content-type', 'application/json');
 
+    // Herald's fields of the sign-up body (the first team's name and region), checked before better-auth creates anyone.
+    if (path === '/sign-up/email' && request.method === 'POST') {
+      const checked = extras.safeParse(request.body ?? {});
+      if (!checked.success) return sendError(reply, heraldErrorOf(checked.error));
+    }
     const email = path === '/sign-in/email' && request.method === 'POST' ? signInEmail(request.body) : null;
     if (email !== null) {
       const verdict = await limiter.check(email, request.ip);

@@ -59,6 +59,17 @@ export class TeamWebhooksController {
     return this.log.list(teamId, id, query);
   }
 
+  @Get(':id/messages/:messageId')
+  message(@Param('teamId') teamId: string, @Param('id') id: string, @Param('messageId') messageId: string) {
+    return this.log.get(teamId, id, messageId);
+  }
+
+  /** Each attempt's HTTP status and the first KiB of the response. */
+  @Get(':id/messages/:messageId/attempts')
+  attempts(@Param('teamId') teamId: string, @Param('id') id: string, @Param('messageId') messageId: string, @Query() query: unknown) {
+    return this.log.attempts(teamId, id, messageId, query);
+  }
+
   @Post(':id/messages/:messageId/replay')
   @HttpCode(200)
   replay(@Param('teamId') teamId: string, @Param('id') id: string, @Param('messageId') messageId: string) {
