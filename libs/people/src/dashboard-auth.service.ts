@@ -29,7 +29,10 @@ export interface DashboardSession {
 /** The part of a better-auth instance Herald calls. */
 interface AuthInstance {
   handler(request: Request): Promise<Response>;
-  api: { getSession(input: { headers: Headers }): Promise<DashboardSession | null> };
+  api: {
+    getSession(input: { headers: Headers }): Promise<DashboardSession | null>;
+    signUpEmail(input: { body: { email: string; password: string; name: string } }): Promise<{ user: { id: string } }>;
+  };
 }
 
 /**
@@ -158,6 +161,11 @@ export class DashboardAuth {
 
   async handle(request: Request): Promise<Response> {
     return (await this.auth).handler(request);
+  }
+
+  /** Signs a user up from the server side (the development user); their first team is made as for anyone. */
+  async signUp(email: string, password: string, name: string): Promise<string> {
+    return (await (await this.auth).api.signUpEmail({ body: { email, password, name } })).user.id;
   }
 
   /** The session of these request headers (its cookie), or null. */

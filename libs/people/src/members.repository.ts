@@ -75,6 +75,16 @@ export class MembersRepository {
     return rows[0]?.n ?? 0;
   }
 
+  async userIdByEmail(email: string): Promise<string | null> {
+    const rows: { id: string }[] = await this.db.query(`SELECT id FROM users WHERE email = lower($1)`, [email]);
+    return rows[0]?.id ?? null;
+  }
+
+  /** Only for the development user `herald all` prints (no mailbox to confirm it from). */
+  async markEmailVerified(userId: string): Promise<void> {
+    await this.db.query(`UPDATE users SET email_verified = true WHERE id = $1`, [userId]);
+  }
+
   async user(userId: string): Promise<UserRecord | null> {
     const rows: UserRecord[] = await this.db.query(
       `SELECT id, email, name, email_verified AS "emailVerified", coalesce(two_factor_enabled, false) AS "twoFactorEnabled" FROM users WHERE id = $1`,

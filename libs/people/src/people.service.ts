@@ -48,6 +48,16 @@ export class PeopleService {
     return { id: team.id, name: team.name, role: 'owner', region: team.homeRegion, plan: team.plan };
   }
 
+  userIdByEmail(email: string): Promise<string | null> {
+    return this.members.userIdByEmail(email);
+  }
+
+  /** `herald all` on a developer's machine: the development user, verified, an owner of `teamId`. */
+  async adoptDevelopmentUser(userId: string, teamId: string): Promise<void> {
+    await this.members.markEmailVerified(userId);
+    await this.members.add(teamId, userId, 'owner');
+  }
+
   user(userId: string): Promise<UserRecord | null> {
     return this.members.user(userId);
   }
