@@ -82,6 +82,21 @@ describe('dashboard security', () => {
     expect((await other.auth('/sign-in/email', { email: 'keys@people.test', password: 'wrong' })).status).toBe(401);
   });
 
+  it('refuses a sign-up whose region is not one of HERALD_REGIONS, creating nobody', async () => {
+    const client = await world.client();
+    const refused = await client.auth('/sign-up/email', { email: 'mars@people.test', password: 'a long password', name: 'M', region: 'mars-1' });
+    expect({ status: refused.status, body: refused.body }).toEqual({
+      status: 422,
+      body: {
+        statusCode: 422,
+        name: 'validation_error',
+        message: 'The `region` field must be one of: us-east-1, eu-west-1, sa-east-1, ap-northeast-1.',
+      },
+    });
+    const retried = await client.auth('/sign-up/email', { email: 'mars@people.test', password: 'a long password', name: 'M', region: 'sa-east-1' });
+    expect(retried.status).toBe(200);
+  });
+
   it('answers 401 session_required without a session', async () => {
     const anonymous = await world.client();
     const me = await anonymous.get('/dashboard/api/me');

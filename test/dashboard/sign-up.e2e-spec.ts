@@ -88,5 +88,17 @@ describe('dashboard sign-up, verification, sign-in and TOTP', () => {
     expect(reused.status).toBeGreaterThanOrEqual(400);
     expect(reused.body).toMatchObject({ statusCode: reused.status, message: expect.any(String) });
     expect((await client.get('/dashboard/api/me')).status).toBe(401);
+
+    // The audit log tells the story: sign-ins (by password, with a second factor) and the MFA changes.
+    await client.auth('/sign-in/email', { email, password });
+    await client.auth('/two-factor/verify-totp', { code: await generate({ secret }) });
+    const log = await client.get(`/dashboard/api/teams/${me.body.teams[0].id}/audit-log`);
+    const actions = log.body.data.map(
+      (e: { action: string; detail: { method?: string } }) => `${e.action}${e.detail.method ? `:${e.detail.method}` : ''}`,
+    );
+    expect(actions).toEqual(
+      expect.arrayContaining(['user.signed_in:password', 'mfa.totp_enabling', 'mfa.totp_verified', 'user.signed_in:password+2fa']),
+    );
+    expect(log.body.data[0]).toMatchObject({ actor_email: email, ip: expect.any(String) });
   }, 90_000);
 });
