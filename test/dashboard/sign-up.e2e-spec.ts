@@ -100,5 +100,11 @@ describe('dashboard sign-up, verification, sign-in and TOTP', () => {
       expect.arrayContaining(['user.signed_in:password', 'mfa.totp_enabling', 'mfa.totp_verified', 'user.signed_in:password+2fa']),
     );
     expect(log.body.data[0]).toMatchObject({ actor_email: email, ip: expect.any(String) });
+
+    // Passkeys are offered to the signed-in user for this origin (the WebAuthn ceremony itself needs a browser's authenticator).
+    const options = await client.get('/dashboard/api/auth/passkey/generate-register-options');
+    expect(options.status).toBe(200);
+    expect(options.body).toMatchObject({ rp: { id: '127.0.0.1', name: 'Herald' }, user: { name: email }, challenge: expect.any(String) });
+    expect((await client.get('/dashboard/api/auth/passkey/list-user-passkeys')).body).toEqual([]);
   }, 90_000);
 });

@@ -9,6 +9,7 @@ const AUDITED: Record<string, string> = {
   '/two-factor/disable': 'mfa.totp_disabled',
   '/two-factor/generate-backup-codes': 'mfa.backup_codes_generated',
   '/passkey/verify-registration': 'mfa.passkey_added',
+  '/passkey/register': 'mfa.passkey_added',
   '/passkey/delete-passkey': 'mfa.passkey_deleted',
   '/change-password': 'password.changed',
   '/link-social': 'account.linking',
