@@ -36,7 +36,20 @@ describe('dashboard teams, roles and isolation', () => {
     ids.domain = domain.body.id;
     await markVerified(world.delivery.api.app.get(DomainsRepository), ids.domain);
     expect((await alice.get(a('/domains'))).body.data.map((d: any) => d.name)).toEqual(['alice.test']);
-    expect((await alice.get(a(`/domains/${ids.domain}`))).body.records.length).toBeGreaterThan(0);
+    const records = (await alice.get(a(`/domains/${ids.domain}`))).body.records;
+    expect(records.length).toBeGreaterThan(0);
+    for (const record of records) expect(record).toMatchObject({ status: expect.any(String), observed: expect.any(Array), reason: null });
+
+    // A domain whose records nobody published: Verify checks DNS, and each record says why it failed.
+    const unpublished = (await alice.post(a('/domains'), { name: 'unpublished.test' })).body.id;
+    expect((await alice.post(a(`/domains/${unpublished}/verify`))).status).toBe(200);
+    let checked: any[] = [];
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      checked = (await alice.get(a(`/domains/${unpublished}`))).body.records;
+      if (checked.some((r) => r.reason)) break;
+    }
+    expect(checked.find((r) => r.reason)).toMatchObject({ status: expect.stringMatching(/failed|pending|not_started/), reason: expect.any(String) });
+    expect((await alice.delete(a(`/domains/${unpublished}`))).status).toBe(200);
 
     const key = await alice.post(a('/api-keys'), { name: 'Production', permission: 'full_access' });
     expect(key.status).toBe(201);

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { TeamsService } from '@herald/accounts';
-import { DomainsService } from '@herald/domains';
+import { HeraldError } from '@herald/core';
+import { DomainsRepository, DomainsService } from '@herald/domains';
 import { DashboardController } from './dashboard.guard';
 
 /** The Domains page, through the REST API's service and shapes. */
@@ -9,6 +10,7 @@ import { DashboardController } from './dashboard.guard';
 export class TeamDomainsController {
   constructor(
     private readonly domains: DomainsService,
+    private readonly rows: DomainsRepository,
     private readonly teams: TeamsService,
   ) {}
 
@@ -24,9 +26,20 @@ export class TeamDomainsController {
     return this.domains.create({ teamId, homeRegion: team.homeRegion }, body);
   }
 
+  /** The REST shape, each record also with what DNS answered at the last check (`observed`) and why it did not verify (`reason`). */
   @Get(':id')
-  get(@Param('teamId') teamId: string, @Param('id') id: string) {
-    return this.domains.get(teamId, id);
+  async get(@Param('teamId') teamId: string, @Param('id') id: string) {
+    const body = await this.domains.get(teamId, id);
+    const stored = await this.rows.get(teamId, body.id);
+    if (!stored) throw new HeraldError('not_found', 'Domain not found');
+    return {
+      ...body,
+      records: body.records.map((record, i) => ({
+        ...record,
+        observed: stored.records[i]?.observed ?? [],
+        reason: stored.records[i]?.problem ?? null,
+      })),
+    };
   }
 
   @Post(':id/verify')
