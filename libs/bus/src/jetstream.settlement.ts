@@ -89,8 +89,6 @@ function settlementForHeraldError(error: HeraldError, deliveryCount: number, ret
     case 'session_required':
     case 'insufficient_role':
     case 'csrf_token_invalid':
-    case 'email_not_verified':
-    case 'conflict':
       return { action: 'nak', delayMs: retryDelayMs(deliveryCount, retry), reason };
     default: {
       const unhandled: never = code;

@@ -24,8 +24,6 @@ export type HeraldErrorCode =
   | 'session_required'
   | 'insufficient_role'
   | 'csrf_token_invalid'
-  | 'email_not_verified'
-  | 'conflict'
   | 'method_not_allowed'
   | 'daily_quota_exceeded'
   | 'monthly_quota_exceeded'

@@ -20,8 +20,6 @@ export const HTTP_ERROR_NAMES = [
   'session_required',
   'insufficient_role',
   'csrf_token_invalid',
-  'email_not_verified',
-  'conflict',
   'method_not_allowed',
   'daily_quota_exceeded',
   'monthly_quota_exceeded',
@@ -83,10 +81,7 @@ export function httpErrorFor(code: HeraldErrorCode): HttpError {
       return { statusCode: 401, name: code };
     case 'insufficient_role':
     case 'csrf_token_invalid':
-    case 'email_not_verified':
       return { statusCode: 403, name: code };
-    case 'conflict':
-      return { statusCode: 409, name: code };
     case 'method_not_allowed':
       return { statusCode: 405, name: code };
     case 'payload_too_large':

@@ -55,8 +55,6 @@ export function smtpReplyFor(error: HeraldError): SmtpReply | null {
     case 'session_required':
     case 'insufficient_role':
     case 'csrf_token_invalid':
-    case 'email_not_verified':
-    case 'conflict':
       return null;
     default: {
       const unreachable: never = code;
