@@ -129,7 +129,10 @@ describe('the generated OpenAPI document', () => {
   it("lists exactly the routes of the router's own table", () => {
     const served = routerTable(api.app.getHttpAdapter().getInstance() as unknown as FastifyInstance)
       // Fastify answers HEAD for every GET by itself.
-      .filter((route) => !route.startsWith('head '));
+      .filter((route) => !route.startsWith('head '))
+      // The dashboard's JSON API (session-authorized, apps/dashboard/CONTRACT.md) is not the REST API;
+      // better-auth's wildcard route `/dashboard/api/auth/*` prints as a bare `*` node.
+      .filter((route) => !route.includes(' /dashboard/') && !route.endsWith(' *'));
     expect(served.length).toBeGreaterThan(30);
     expect(
       operations()

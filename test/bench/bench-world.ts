@@ -41,6 +41,7 @@ export class BenchWorld {
       // Production settings, as a deployment runs them; the key only has to be well-formed.
       NODE_ENV: 'production',
       DKIM_ENCRYPTION_KEY: process.env.DKIM_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
+      AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString('hex'),
       LOG_LEVEL: 'warn',
       HERALD_REGION: 'us-east-1',
       DATABASE_SCHEMA: `bench_${suffix}`,

@@ -181,6 +181,7 @@ describe('k8s manifests', () => {
         DATABASE_URL: 'postgres://h@db/herald',
         REDIS_URL: 'redis://redis:6379',
         DKIM_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+        AUTH_SECRET: 'k'.repeat(64),
       });
       expect(config.HERALD_REGION).toBe(dir);
     }

@@ -6,9 +6,12 @@ import { postgresUnavailable } from '@herald/database';
 import { configureHttp, httpServerOptions } from '@herald/http';
 import { RateLimiter } from '@herald/limits';
 import { installHttpMetrics, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
+import { DashboardAuth, PeopleService, secureCookies, SignInLimiter } from '@herald/people';
 import { startRoleHttp } from '@herald/runtime';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
+import { installAuthRoute } from './dashboard/auth.route';
+import { installCsrf } from './dashboard/csrf';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
 
 export interface ApiApp {
@@ -34,6 +37,9 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
   const module = (roleLogging: LoggingOptions) => ApiModule.forConfig(config, roleLogging);
   return startRoleHttp('api', config, logging, { module, adapter, options: { bodyParser: false } }, async (app) => {
     configureHttp(app, postgresUnavailable);
+    const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+    installCsrf(fastify, secureCookies(config));
+    installAuthRoute(fastify, app.get(DashboardAuth), app.get(SignInLimiter), app.get(PeopleService), config.HERALD_REGIONS);
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
     serveOpenApi(app, config);
@@ -41,6 +47,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : config.API_PORT;
     const host = config.API_HOST === '0.0.0.0' || config.API_HOST === '::' ? '127.0.0.1' : config.API_HOST;
+    await app.get(DashboardAuth).start(`http://${host}:${port}`);
     const close = async () => {
       await app.getHttpAdapter().getInstance().close();
       await app.close();

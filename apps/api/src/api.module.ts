@@ -3,13 +3,15 @@ import { AccountsModule } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
 import { DomainsModule, DomainVerificationListener, DomainVerificationModule } from '@herald/domains';
 import { EmailsModule } from '@herald/emails';
-import { DispatchReconcilerModule } from '@herald/messages';
+import { DispatchReconcilerModule, MessagesModule } from '@herald/messages';
 import { IdempotencyPurgerModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
 import { LoggingOptions, ObservabilityHttpModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
 import { WebhooksModule } from '@herald/webhooks';
 import { SuppressionsModule } from '@herald/suppressions';
+import { PeopleModule } from '@herald/people';
+import { DASHBOARD_CONTROLLERS, DashboardGuard } from './dashboard/dashboard.controllers';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { DomainsController } from './domains/domains.controller';
@@ -38,9 +40,11 @@ export class ApiModule {
         DispatchReconcilerModule,
         IdempotencyPurgerModule,
         WebhooksModule,
+        PeopleModule,
+        MessagesModule,
       ],
-      controllers: [EmailsController, ApiKeysController, DomainsController, SuppressionsController, WebhooksController],
-      providers: [ApiKeyGuard],
+      controllers: [EmailsController, ApiKeysController, DomainsController, SuppressionsController, WebhooksController, ...DASHBOARD_CONTROLLERS],
+      providers: [ApiKeyGuard, DashboardGuard],
     };
   }
 }

@@ -2,12 +2,18 @@ import { INestApplicationContext } from '@nestjs/common';
 import { ApiKeysService, TeamsService } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
 import { DomainsRepository, DomainsService } from '@herald/domains';
+import { DashboardAuth, PeopleService, SystemMailer } from '@herald/people';
 
 export interface DevelopmentSetup {
   teamId: string;
   token: string;
   from: string;
+  /** The dashboard's development user: an owner of the Development team. */
+  user: { email: string; password: string };
 }
+
+/** Printed by `herald all`; config refuses DEV_BOOTSTRAP in production, so no deployed Herald has this user. */
+const DEVELOPMENT_PASSWORD = 'herald-development';
 
 /**
  * `herald all` on a developer's machine: the "Development" team (reused across restarts), a
@@ -26,16 +32,26 @@ export async function developmentSetup(config: HeraldConfig, app: INestApplicati
   const body = { name, ...(!config.HERALD_REGIONS.includes(team.homeRegion) && { region: config.HERALD_REGION }) };
   const id = existing?.id ?? (await app.get(DomainsService).create({ teamId: team.id, homeRegion: team.homeRegion }, body)).id;
   const domain = (await repository.getById(id))!;
-  if (domain.status !== 'verified') {
-    await repository.saveVerification(id, {
-      status: 'verified',
-      records: domain.records.map((r) => ({ ...r, status: 'verified' as const })),
-      dmarc: null,
-      dkimStatuses: {},
-      verifiedAt: new Date(),
-      nextCheckAt: null,
-    });
-  }
+  if (domain.status !== 'verified') await markVerified(repository, id);
   const { token } = await app.get(ApiKeysService).create(team.id, { name: `Development key ${new Date().toISOString()}` });
-  return { teamId: team.id, token, from: `hello@${name}` };
+  // The dashboard's own mail (verification, invitations) leaves from MAIL_DOMAIN: on a laptop it is verified like the dev domain.
+  const system = await app.get(SystemMailer).systemSender();
+  if ((await repository.getById(system.domainId))?.status !== 'verified') await markVerified(repository, system.domainId);
+  const email = `dev@${name}`;
+  const people = app.get(PeopleService);
+  const userId = (await people.userIdByEmail(email)) ?? (await app.get(DashboardAuth).signUp(email, DEVELOPMENT_PASSWORD, 'Developer'));
+  await people.adoptDevelopmentUser(userId, team.id);
+  return { teamId: team.id, token, from: `hello@${name}`, user: { email, password: DEVELOPMENT_PASSWORD } };
+}
+
+async function markVerified(repository: DomainsRepository, id: string): Promise<void> {
+  const domain = (await repository.getById(id))!;
+  await repository.saveVerification(id, {
+    status: 'verified',
+    records: domain.records.map((r) => ({ ...r, status: 'verified' as const })),
+    dmarc: null,
+    dkimStatuses: {},
+    verifiedAt: new Date(),
+    nextCheckAt: null,
+  });
 }

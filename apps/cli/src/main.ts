@@ -78,7 +78,13 @@ async function runAll(config: HeraldConfig): Promise<void> {
     api_url: config.PUBLIC_API_URL ?? api.address,
     roles: Object.fromEntries(started.map((s) => [s.role === 'api' || s.role === 'smtp' ? s.role : `${s.role} ${s.region}`, s.address])),
     migrations_applied: applied,
-    ...(credentials && { team_id: credentials.teamId, api_key: credentials.token, sending_domain: credentials.from.split('@')[1] }),
+    ...(credentials && {
+      team_id: credentials.teamId,
+      api_key: credentials.token,
+      sending_domain: credentials.from.split('@')[1],
+      dashboard_url: `${config.PUBLIC_API_URL ?? api.address}/dashboard/`,
+      dashboard_user: credentials.user,
+    }),
     try:
       credentials &&
       `curl -X POST ${api.address}/emails -H 'Authorization: Bearer ${credentials.token}' -H 'Content-Type: application/json' -d '{"from":"${credentials.from}","to":"delivered@herald.test","subject":"Hello","html":"<p>Hi</p>"}'`,

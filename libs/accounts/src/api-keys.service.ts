@@ -72,6 +72,12 @@ export class ApiKeysService implements BeforeApplicationShutdown {
     return keys.map(presentApiKey);
   }
 
+  /** Newest first, with each key's permission and domain (the dashboard shows them; Resend's list does not). */
+  async listWithScope(teamId: string): Promise<(ApiKeyListItem & { permission: string; domain_id: string | null })[]> {
+    const keys = await this.keys.listByTeam(teamId);
+    return keys.map((key) => ({ ...presentApiKey(key), permission: key.permission, domain_id: key.domainId }));
+  }
+
   /** `name` as PATCH /api-keys/:id carries it (see updateApiKeyBody). */
   async rename(teamId: string, id: string, name: unknown): Promise<void> {
     requireUuidParam(id);

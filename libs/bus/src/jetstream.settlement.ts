@@ -85,6 +85,10 @@ function settlementForHeraldError(error: HeraldError, deliveryCount: number, ret
     case 'method_not_allowed':
     case 'service_unavailable':
     case 'application_error':
+    // The dashboard's errors: a message never carries them; retried like any other.
+    case 'session_required':
+    case 'insufficient_role':
+    case 'csrf_token_invalid':
       return { action: 'nak', delayMs: retryDelayMs(deliveryCount, retry), reason };
     default: {
       const unhandled: never = code;

@@ -20,6 +20,10 @@ export type HeraldErrorCode =
   | 'invalid_idempotent_request'
   | 'concurrent_idempotent_requests'
   | 'not_found'
+  // The dashboard's session and roles.
+  | 'session_required'
+  | 'insufficient_role'
+  | 'csrf_token_invalid'
   | 'method_not_allowed'
   | 'daily_quota_exceeded'
   | 'monthly_quota_exceeded'

@@ -17,6 +17,9 @@ export const HTTP_ERROR_NAMES = [
   'invalid_idempotent_request',
   'concurrent_idempotent_requests',
   'not_found',
+  'session_required',
+  'insufficient_role',
+  'csrf_token_invalid',
   'method_not_allowed',
   'daily_quota_exceeded',
   'monthly_quota_exceeded',
@@ -74,6 +77,11 @@ export function httpErrorFor(code: HeraldErrorCode): HttpError {
       return { statusCode: 409, name: code };
     case 'not_found':
       return { statusCode: 404, name: code };
+    case 'session_required':
+      return { statusCode: 401, name: code };
+    case 'insufficient_role':
+    case 'csrf_token_invalid':
+      return { statusCode: 403, name: code };
     case 'method_not_allowed':
       return { statusCode: 405, name: code };
     case 'payload_too_large':

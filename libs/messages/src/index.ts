@@ -6,3 +6,5 @@ export { EmailEventOutbox, toHeraldEvent } from './email-event-outbox';
 export { Dispatcher } from './dispatcher.service';
 export { DispatchReconciler } from './dispatch-reconciler.service';
 export * from './messages.module';
+export { EmailFeedRepository, tsQuery } from './email-feed.repository';
+export type { EmailFeedFilter, EmailFeedItem, EmailRecipientState, EmailTimelineEvent } from './email-feed.repository';

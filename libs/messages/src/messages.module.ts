@@ -1,3 +1,4 @@
+import { EmailFeedRepository } from './email-feed.repository';
 import { Module } from '@nestjs/common';
 import { ClaimsRepository } from './claims.repository';
 import { DispatchReconciler } from './dispatch-reconciler.service';
@@ -25,8 +26,9 @@ import { MESSAGES_CONFIG } from './messages.config';
     EmailStore,
     EmailEventOutbox,
     Dispatcher,
+    EmailFeedRepository,
   ],
-  exports: [EmailStore, EmailEventOutbox, Dispatcher],
+  exports: [EmailStore, EmailEventOutbox, Dispatcher, EmailFeedRepository],
 })
 export class MessagesModule {}
 

@@ -53,6 +53,9 @@ export function smtpReplyFor(error: HeraldError): SmtpReply | null {
     case 'malformed_request':
     case 'method_not_implemented':
     case 'application_error':
+    case 'session_required':
+    case 'insufficient_role':
+    case 'csrf_token_invalid':
       return null;
     default: {
       const unreachable: never = code;

@@ -5,8 +5,11 @@ import { postgresUnavailable } from '@herald/database';
 import { sendError } from '@herald/http';
 import { RateLimitConfig, RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
 
-/** Paths served without a key: probes, metrics and the API's own description. */
-const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$)/;
+/**
+ * Paths served without a key: probes, metrics, the API's own description, and the dashboard
+ * (its own session authorization; an API key never authenticates it).
+ */
+const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$|dashboard(\/|$))/;
 
 /**
  * Authenticates the API key and applies the team's rate limit in Fastify's `onRequest` hook:

@@ -10,6 +10,8 @@ import { DispatchOutbox1764900000000 } from './1764900000000-dispatch-outbox';
 import { Lz4Bodies1765000000000 } from './1765000000000-lz4-bodies';
 import { ResourceEvents1765100000000 } from './1765100000000-resource-events';
 import { StrandedLeases1765200000000 } from './1765200000000-stranded-leases';
+import { People1765300000000 } from './1765300000000-people';
+import { EmailFeed1765400000000 } from './1765400000000-email-feed';
 
 /** Every migration, in order. A new migration is a new file listed here. */
 export const migrations = [
@@ -25,4 +27,6 @@ export const migrations = [
   Lz4Bodies1765000000000,
   ResourceEvents1765100000000,
   StrandedLeases1765200000000,
+  People1765300000000,
+  EmailFeed1765400000000,
 ];

@@ -1,0 +1,20 @@
+import { MeController, RegionsController } from './me.controller';
+import { TeamDomainsController } from './team-domains.controller';
+import { TeamEmailsController } from './team-emails.controller';
+import { TeamKeysController } from './team-keys.controller';
+import { TeamSuppressionsController, TeamWebhooksController } from './team-lists.controller';
+import { TeamPeopleController } from './team-people.controller';
+
+export { DashboardGuard } from './dashboard.guard';
+
+/** Every controller of /dashboard/api/* (better-auth's routes and /csrf are Fastify routes: auth.route.ts, csrf.ts). */
+export const DASHBOARD_CONTROLLERS = [
+  MeController,
+  RegionsController,
+  TeamDomainsController,
+  TeamEmailsController,
+  TeamKeysController,
+  TeamWebhooksController,
+  TeamSuppressionsController,
+  TeamPeopleController,
+];

@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { PageRequest } from '@herald/database';
+
+/** The sending domain of `from_address` (`Name <a@b>` or `a@b`); the same expression as the emails_team_from_domain_idx index. */
+const FROM_DOMAIN_SQL = `lower(substring(from_address from '@([^@<>[:space:]]+)>?[[:space:]]*$'))`;
+
+export interface EmailFeedFilter {
+  lastEvent?: string;
+  /** The sending domain's name, lowercased. */
+  fromDomain?: string;
+  since?: Date;
+  until?: Date;
+  /** An exact recipient address. */
+  recipient?: string;
+  /** Words of the subject, all present; the last one may be a prefix. */
+  words?: string[];
+}
+
+export interface EmailFeedItem {
+  id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  lastEvent: string;
+  createdAt: Date;
+  domainId: string | null;
+}
+
+export interface EmailRecipientState {
+  address: string;
+  kind: string;
+  status: string;
+  attempts: number;
+  lastResponse: string | null;
+  updatedAt: Date | null;
+}
+
+export interface EmailTimelineEvent {
+  id: string;
+  type: string;
+  recipients: string[];
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/**
+ * The dashboard's reading of a team's emails: the filtered feed, newest first by the same
+ * (created_at, id) keyset as GET /emails, and an email's recipients, events and stored MIME.
+ * Every method takes the team first.
+ */
+@Injectable()
+export class EmailFeedRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async list(teamId: string, filter: EmailFeedFilter, page: PageRequest): Promise<{ items: EmailFeedItem[]; hasMore: boolean }> {
+    const params: unknown[] = [teamId, page.limit + 1];
+    const where = ['e.team_id = $1'];
+    const add = (sql: (n: number) => string, value: unknown) => where.push(sql(params.push(value)));
+    if (filter.lastEvent) add((n) => `e.last_event = $${n}`, filter.lastEvent);
+    if (filter.fromDomain) add((n) => `${FROM_DOMAIN_SQL.replace('from_address', 'e.from_address')} = $${n}`, filter.fromDomain);
+    if (filter.since) add((n) => `e.created_at >= $${n}`, filter.since);
+    if (filter.until) add((n) => `e.created_at < $${n}`, filter.until);
+    if (filter.recipient) add((n) => `e.id IN (SELECT email_id FROM email_recipients WHERE lower(address) = $${n})`, filter.recipient.toLowerCase());
+    if (filter.words?.length) add((n) => `to_tsvector('simple', e.subject) @@ to_tsquery('simple', $${n})`, tsQuery(filter.words));
+    const cursor = page.after ?? page.before;
+    if (cursor)
+      add((n) => `(e.created_at, e.id) ${page.before ? '>' : '<'} (SELECT created_at, id FROM emails WHERE team_id = $1 AND id = $${n})`, cursor);
+    const order = page.before ? 'e.created_at, e.id' : 'e.created_at DESC, e.id DESC';
+    const rows: (EmailFeedItem & { domainId: string | null })[] = await this.db.query(
+      `SELECT e.id, e.from_address AS "from", e.to_addresses AS "to", e.subject, e.last_event AS "lastEvent", e.created_at AS "createdAt",
+              (SELECT d.id FROM domains d WHERE d.team_id = e.team_id AND lower(d.name) = ${FROM_DOMAIN_SQL.replace('from_address', 'e.from_address')}) AS "domainId"
+         FROM emails e WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $2`,
+      params,
+    );
+    const kept = rows.slice(0, page.limit);
+    return { items: page.before ? kept.reverse() : kept, hasMore: rows.length > page.limit };
+  }
+
+  async recipients(teamId: string, emailId: string): Promise<EmailRecipientState[]> {
+    return this.db.query(
+      `SELECT r.address, r.kind, r.status, r.attempts, r.last_response AS "lastResponse", r.updated_at AS "updatedAt"
+         FROM email_recipients r JOIN emails e ON e.id = r.email_id
+        WHERE e.team_id = $1 AND r.email_id = $2 ORDER BY r.position`,
+      [teamId, emailId],
+    );
+  }
+
+  async events(teamId: string, emailId: string): Promise<EmailTimelineEvent[]> {
+    return this.db.query(
+      `SELECT id, type, recipients, data, created_at AS "createdAt" FROM email_events WHERE team_id = $1 AND email_id = $2 ORDER BY created_at, id`,
+      [teamId, emailId],
+    );
+  }
+
+  /** The MIME as it was submitted (SMTP relay), or null for an email sent through the API. */
+  async storedMime(teamId: string, emailId: string): Promise<Buffer | null> {
+    const rows: { mime: Buffer }[] = await this.db.query(
+      `SELECT m.mime FROM email_mime m JOIN emails e ON e.id = m.email_id WHERE e.team_id = $1 AND m.email_id = $2`,
+      [teamId, emailId],
+    );
+    return rows[0]?.mime ?? null;
+  }
+}
+
+/** `['order', 'ship']` → `order & ship:*`: every word, the last one also as a prefix (typing as you search). */
+export function tsQuery(words: readonly string[]): string {
+  const clean = words.map((w) => w.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '')).filter(Boolean);
+  return clean.map((w, i) => (i === clean.length - 1 ? `${w}:*` : w)).join(' & ');
+}

@@ -1,0 +1,17 @@
+export { PeopleModule } from './people.module';
+export { PeopleService, escapeHtml } from './people.service';
+export type { Actor } from './people.service';
+export { DashboardAuth, AUTH_BASE_PATH, CLIENT_IP_HEADER } from './dashboard-auth.service';
+export type { DashboardSession, SessionUser } from './dashboard-auth.service';
+export { SignInLimiter } from './sign-in-limiter';
+export type { SignInVerdict } from './sign-in-limiter';
+export { SystemMailer, SYSTEM_TEAM_NAME } from './system-mailer.service';
+export type { SystemSender } from './system-mailer.service';
+export { PEOPLE_CONFIG, secureCookies } from './people.config';
+export type { PeopleConfig } from './people.config';
+export { ROLES, roleAllows, requireRole, isRole } from './roles';
+export type { Role, TeamAction } from './roles';
+export type { TeamOfUser, Member, UserRecord } from './members.repository';
+export type { Invitation } from './invitations.repository';
+export type { AuditEntry } from './audit-log.repository';
+export { signUpExtras } from './people-input.validation';

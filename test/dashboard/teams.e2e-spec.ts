@@ -1,0 +1,233 @@
+import { DomainsRepository } from '@herald/domains';
+import { markVerified } from '../support/api-harness';
+import { DashboardClient } from '../support/dashboard-client';
+import { DashboardWorld, linkIn } from '../support/dashboard-world';
+
+/**
+ * The team-scoped dashboard API: each resource through a session, a team B user getting 404 for
+ * every team A route, roles enforced with 403 insufficient_role, invitations mailed through
+ * Herald, and the audit log.
+ */
+describe('dashboard teams, roles and isolation', () => {
+  let world: DashboardWorld;
+  let alice: DashboardClient;
+  let bob: DashboardClient;
+  let teamA: string;
+  let teamB: string;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    world = await DashboardWorld.start({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8' });
+    alice = await world.signedIn('alice@people.test', 'alice password 1', { team_name: 'Team A' });
+    bob = await world.signedIn('bob@people.test', 'bob password 12', { team_name: 'Team B' });
+    teamA = (await alice.get('/dashboard/api/me')).body.teams[0].id;
+    teamB = (await bob.get('/dashboard/api/me')).body.teams[0].id;
+  }, 90_000);
+
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  const a = (path: string) => `/dashboard/api/teams/${teamA}${path}`;
+
+  it('serves each resource of the caller’s team', async () => {
+    const domain = await alice.post(a('/domains'), { name: 'alice.test' });
+    expect(domain.status).toBe(201);
+    ids.domain = domain.body.id;
+    await markVerified(world.delivery.api.app.get(DomainsRepository), ids.domain);
+    expect((await alice.get(a('/domains'))).body.data.map((d: any) => d.name)).toEqual(['alice.test']);
+    const records = (await alice.get(a(`/domains/${ids.domain}`))).body.records;
+    expect(records.length).toBeGreaterThan(0);
+    for (const record of records) expect(record).toMatchObject({ status: expect.any(String), observed: expect.any(Array), reason: null });
+
+    // A domain whose records nobody published: Verify checks DNS, and each record says why it failed.
+    const unpublished = (await alice.post(a('/domains'), { name: 'unpublished.test' })).body.id;
+    expect((await alice.post(a(`/domains/${unpublished}/verify`))).status).toBe(200);
+    let checked: any[] = [];
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      checked = (await alice.get(a(`/domains/${unpublished}`))).body.records;
+      if (checked.some((r) => r.reason)) break;
+    }
+    expect(checked.find((r) => r.reason)).toMatchObject({ status: expect.stringMatching(/failed|pending|not_started/), reason: expect.any(String) });
+    expect((await alice.delete(a(`/domains/${unpublished}`))).status).toBe(200);
+
+    const key = await alice.post(a('/api-keys'), { name: 'Production', permission: 'full_access' });
+    expect(key.status).toBe(201);
+    expect(key.body.token).toMatch(/^hr_/);
+    ids.key = key.body.id;
+    const keys = (await alice.get(a('/api-keys'))).body.data;
+    expect(keys).toEqual([expect.objectContaining({ id: ids.key, name: 'Production', permission: 'full_access', domain_id: null })]);
+    expect(JSON.stringify(keys)).not.toContain(key.body.token);
+
+    // Emails sent through the REST API with that key appear in the feed, filtered and searched.
+    for (const subject of ['Order shipped', 'Invoice ready', 'Order delayed']) {
+      const sent = await world.restCall(key.body.token, 'POST', '/emails', {
+        from: 'Shop <shop@alice.test>',
+        to: 'delivered@herald.test',
+        subject,
+        html: '<p>hi</p>',
+      });
+      expect(sent.status).toBe(200);
+      ids[subject] = sent.body.id;
+    }
+    const feed = await alice.get(a('/emails?limit=2'));
+    expect(feed.body.data.map((e: any) => e.subject)).toEqual(['Order delayed', 'Invoice ready']);
+    expect(feed.body.has_more).toBe(true);
+    expect(feed.body.data[0]).toMatchObject({ from: 'Shop <shop@alice.test>', to: ['delivered@herald.test'], domain_id: ids.domain });
+    const next = await alice.get(a(`/emails?limit=2&after=${feed.body.data[1].id}`));
+    expect(next.body.data.map((e: any) => e.subject)).toEqual(['Order shipped']);
+    expect((await alice.get(a('/emails?q=order'))).body.data.map((e: any) => e.subject)).toEqual(['Order delayed', 'Order shipped']);
+    expect((await alice.get(a('/emails?q=Delivered@herald.test'))).body.data).toHaveLength(3);
+    expect((await alice.get(a('/emails?q=nobody@herald.test'))).body.data).toHaveLength(0);
+    expect((await alice.get(a(`/emails?domain_id=${ids.domain}`))).body.data).toHaveLength(3);
+    expect((await alice.get(a('/emails?last_event=bounced'))).body.data).toHaveLength(0);
+    expect((await alice.get(a('/emails?from=2999-01-01'))).body.data).toHaveLength(0);
+    const bad = await alice.get(a('/emails?last_event=lost'));
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({ statusCode: 422, name: 'validation_error', message: expect.stringContaining('`last_event`') });
+
+    const detail = await alice.get(a(`/emails/${ids['Order shipped']}`));
+    expect(detail.body).toMatchObject({ id: ids['Order shipped'], subject: 'Order shipped', html: '<p>hi</p>' });
+    expect(detail.body.recipients).toEqual([expect.objectContaining({ email: 'delivered@herald.test' })]);
+    expect(detail.body.headers).toEqual(expect.arrayContaining([{ name: 'Subject', value: 'Order shipped' }]));
+    expect(Array.isArray(detail.body.events)).toBe(true);
+    const raw = await fetch(`${world.url}${a(`/emails/${ids['Order shipped']}/raw`)}`, { headers: { cookie: cookieHeader(alice) } });
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('content-type')).toMatch(/^message\/rfc822/);
+    expect(raw.headers.get('content-disposition')).toMatch(/^attachment/);
+    expect(await raw.text()).toMatch(/Subject: Order shipped/);
+
+    const webhook = await alice.post(a('/webhooks'), { endpoint: 'http://127.0.0.1:9/hook', events: ['email.delivered'] });
+    expect(webhook.status).toBe(201);
+    ids.webhook = webhook.body.id;
+    expect((await alice.get(a(`/webhooks/${ids.webhook}/secret`))).body.secret).toMatch(/^whsec_/);
+    expect((await alice.get(a(`/webhooks/${ids.webhook}/messages`))).status).toBe(200);
+
+    const suppression = await alice.post(a('/suppressions'), { email: 'gone@people.test' });
+    expect(suppression.status).toBe(201);
+    ids.suppression = suppression.body.id;
+    expect((await alice.get(a('/suppressions?q=gone@people.test'))).body.data).toHaveLength(1);
+    expect((await alice.get(a('/suppressions?q=other@people.test'))).body.data).toHaveLength(0);
+
+    const usage = await alice.get(a('/usage'));
+    expect(usage.body).toMatchObject({ plan: 'free', quota: { monthly: 3000, daily: 100 }, used: { month: 3, today: 3 } });
+  }, 60_000);
+
+  it('answers 404 to a user of team B for every team A route', async () => {
+    const userA = (await alice.get('/dashboard/api/me')).body.user.id;
+    const routes: [string, string, unknown?][] = [
+      ['GET', '/domains'],
+      ['POST', '/domains', { name: 'bob-takes.test' }],
+      ['GET', `/domains/${ids.domain}`],
+      ['POST', `/domains/${ids.domain}/verify`],
+      ['POST', `/domains/${ids.domain}/dkim/rotate`],
+      ['DELETE', `/domains/${ids.domain}`],
+      ['GET', '/emails'],
+      ['GET', `/emails/${ids['Order shipped']}`],
+      ['GET', `/emails/${ids['Order shipped']}/raw`],
+      ['GET', '/api-keys'],
+      ['POST', '/api-keys', { name: 'x' }],
+      ['DELETE', `/api-keys/${ids.key}`],
+      ['GET', '/webhooks'],
+      ['POST', '/webhooks', { endpoint: 'http://127.0.0.1:9/x', events: ['email.sent'] }],
+      ['GET', `/webhooks/${ids.webhook}`],
+      ['PATCH', `/webhooks/${ids.webhook}`, { status: 'disabled' }],
+      ['DELETE', `/webhooks/${ids.webhook}`],
+      ['GET', `/webhooks/${ids.webhook}/secret`],
+      ['POST', `/webhooks/${ids.webhook}/secret/rotate`],
+      ['GET', `/webhooks/${ids.webhook}/messages`],
+      ['POST', `/webhooks/${ids.webhook}/messages/msg_x/replay`],
+      ['GET', '/suppressions'],
+      ['POST', '/suppressions', { email: 'x@people.test' }],
+      ['DELETE', `/suppressions/${ids.suppression}`],
+      ['GET', '/members'],
+      ['PATCH', `/members/${userA}`, { role: 'member' }],
+      ['DELETE', `/members/${userA}`],
+      ['GET', '/invitations'],
+      ['POST', '/invitations', { email: 'x@people.test' }],
+      ['DELETE', '/invitations/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'],
+      ['GET', '/usage'],
+      ['GET', '/audit-log'],
+    ];
+    for (const [method, path, body] of routes) {
+      const response = await bob.request(method, a(path), body);
+      expect({ route: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
+        route: `${method} ${path}`,
+        status: 404,
+        body: { statusCode: 404, name: 'not_found', message: 'Team not found' },
+      });
+    }
+    // Team A's resources through team B's own routes are not found either.
+    const b = (path: string) => `/dashboard/api/teams/${teamB}${path}`;
+    expect((await bob.get(b(`/domains/${ids.domain}`))).status).toBe(404);
+    expect((await bob.get(b(`/emails/${ids['Order shipped']}`))).status).toBe(404);
+    expect((await bob.get(b(`/webhooks/${ids.webhook}/secret`))).status).toBe(404);
+    expect((await bob.delete(b(`/api-keys/${ids.key}`))).status).toBe(404);
+    // And nothing of team A changed.
+    expect((await alice.get(a('/domains'))).body.data).toHaveLength(1);
+    expect((await alice.get(a('/api-keys'))).body.data).toHaveLength(1);
+  }, 60_000);
+
+  it('invites by email through Herald and enforces roles', async () => {
+    const invited = await alice.post(a('/invitations'), { email: 'carol@people.test', role: 'member' });
+    expect(invited.status).toBe(201);
+    const link = linkIn((await world.mailTo('carol@people.test', /Join Team A/)).text);
+    const token = link.split('/').pop()!;
+    const carol = await world.signedIn('carol@people.test', 'carol password 1');
+    const accepted = await carol.post(`/dashboard/api/invitations/${token}/accept`);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.team).toMatchObject({ id: teamA, role: 'member' });
+    expect((await carol.post(`/dashboard/api/invitations/${token}/accept`)).status).toBe(404);
+
+    const forbidden = { statusCode: 403, name: 'insufficient_role', message: expect.stringContaining('member') };
+    expect((await carol.get(a('/domains'))).status).toBe(200);
+    expect((await carol.get(a('/emails'))).status).toBe(200);
+    for (const [method, path, body] of [
+      ['POST', '/domains', { name: 'carol.test' }],
+      ['POST', '/api-keys', { name: 'mine' }],
+      ['DELETE', `/api-keys/${ids.key}`],
+      ['GET', `/webhooks/${ids.webhook}/secret`],
+      ['POST', '/suppressions', { email: 'y@people.test' }],
+      ['POST', '/invitations', { email: 'dave@people.test' }],
+    ] as [string, string, unknown][]) {
+      const response = await carol.request(method, a(path), body);
+      expect({ route: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
+        route: `${method} ${path}`,
+        status: 403,
+        body: forbidden,
+      });
+    }
+
+    const carolId = (await carol.get('/dashboard/api/me')).body.user.id;
+    const aliceId = (await alice.get('/dashboard/api/me')).body.user.id;
+    const promoted = await alice.patch(a(`/members/${carolId}`), { role: 'admin' });
+    expect(promoted.body).toMatchObject({ user_id: carolId, role: 'admin' });
+    expect((await carol.post(a('/api-keys'), { name: 'admin key' })).status).toBe(201);
+    const demoteOwner = await carol.patch(a(`/members/${aliceId}`), { role: 'member' });
+    expect(demoteOwner.status).toBe(403);
+    expect(demoteOwner.body.name).toBe('insufficient_role');
+    const lastOwner = await alice.patch(a(`/members/${aliceId}`), { role: 'admin' });
+    expect(lastOwner.status).toBe(422);
+
+    const members = (await alice.get(a('/members'))).body.data;
+    expect(members.map((m: any) => [m.email, m.role])).toEqual([
+      ['alice@people.test', 'owner'],
+      ['carol@people.test', 'admin'],
+    ]);
+
+    const revoked = await alice.delete(a(`/api-keys/${ids.key}`));
+    expect(revoked.status).toBe(200);
+    const log = (await alice.get(a('/audit-log?limit=100'))).body.data;
+    const actions = log.map((e: any) => e.action);
+    for (const action of ['user.signed_in', 'api_key.created', 'api_key.revoked', 'invitation.created', 'member.joined', 'member.role_changed']) {
+      expect(actions).toContain(action);
+    }
+    expect(log.find((e: any) => e.action === 'api_key.revoked')).toMatchObject({ actor_email: 'alice@people.test', detail: { api_key_id: ids.key } });
+    // Bob's sign-ins are his own, not team A's.
+    expect(log.some((e: any) => e.actor_email === 'bob@people.test')).toBe(false);
+  }, 60_000);
+});
+
+function cookieHeader(client: DashboardClient): string {
+  return [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+}
