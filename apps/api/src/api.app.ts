@@ -9,6 +9,7 @@ import { installHttpMetrics, LoggingOptions, MetricsService, requestIdOptions } 
 import { startRoleHttp } from '@herald/runtime';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
+import { serveDashboard } from './dashboard/dashboard-static';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
 
 export interface ApiApp {
@@ -37,6 +38,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
     serveOpenApi(app, config);
+    await serveDashboard(app);
     await app.listen({ port: config.API_PORT, host: config.API_HOST });
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : config.API_PORT;

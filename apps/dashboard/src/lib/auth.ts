@@ -1,0 +1,44 @@
+import { passkeyClient } from '@better-auth/passkey/client';
+import { twoFactorClient } from 'better-auth/client/plugins';
+import { createAuthClient } from 'better-auth/react';
+import { csrfHeaders } from './api';
+import { errorMessage } from './api-error';
+
+/** better-auth's client on /dashboard/api/auth, carrying the CSRF header on its state changes like every other call. */
+export const authClient = createAuthClient({
+  basePath: '/dashboard/api/auth',
+  fetchOptions: {
+    credentials: 'same-origin',
+    async onRequest(context) {
+      for (const [name, value] of Object.entries(await csrfHeaders(context.method))) context.headers.set(name, value);
+      return context;
+    },
+  },
+  plugins: [
+    twoFactorClient({
+      onTwoFactorRedirect() {
+        window.location.assign('/dashboard/two-factor');
+      },
+    }),
+    passkeyClient(),
+  ],
+});
+
+/** better-auth answers `{ data, error }`; an error's message, or words for its status. */
+export function authErrorMessage(error: { message?: string; status?: number; statusText?: string } | null | undefined): string | null {
+  if (!error) return null;
+  if (error.message) return error.message;
+  if (error.status === 429) return 'Too many attempts. Wait a minute and try again.';
+  return error.statusText ? `Sign-in failed: ${error.statusText}.` : 'Sign-in failed. Try again.';
+}
+
+type AuthResult<T> = { data: T | null; error: { message?: string; status?: number; statusText?: string } | null };
+
+/** A better-auth call that also answers `{ error }` when it throws (the CSRF token or the network failed before it was sent). */
+export async function settle<T>(call: Promise<AuthResult<T>>): Promise<AuthResult<T>> {
+  try {
+    return await call;
+  } catch (failure) {
+    return { data: null, error: { message: errorMessage(failure) } };
+  }
+}
