@@ -56,6 +56,7 @@ async function runAll(config: HeraldConfig): Promise<void> {
     object: 'herald',
     region: config.HERALD_REGION,
     api_url: config.PUBLIC_API_URL ?? api.address,
+    dashboard_url: `${(config.PUBLIC_API_URL ?? api.address).replace(/\/+$/, '')}/dashboard/`,
     roles: Object.fromEntries(started.map((s) => [s.role, s.address])),
     migrations_applied: applied,
     ...(credentials && { team_id: credentials.teamId, api_key: credentials.token, sending_domain: credentials.from.split('@')[1] }),

@@ -26,7 +26,9 @@ export function Shell() {
   const location = useLocation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const section = location.pathname.split('/')[4] ?? 'domains';
+  // The router's pathname has no basepath: /t/:teamId/<section>/…
+  const parts = location.pathname.split('/').filter(Boolean);
+  const section = parts[2] ?? 'domains';
   useEffect(close, [location.pathname, close]);
 
   if (me.isPending) {

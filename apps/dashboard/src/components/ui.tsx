@@ -7,7 +7,7 @@ import { statusLabel, toneOf } from '../lib/format';
 /** A status as a badge: its colour and its words. */
 export function StatusBadge({ status }: { status: string | null | undefined }) {
   return (
-    <Badge color={toneOf(status)} variant="light" radius="sm" tt="none" fw={600}>
+    <Badge color={toneOf(status)} variant="light" radius="sm" tt="none" fw={600} style={{ flexShrink: 0, minWidth: 'max-content' }}>
       {statusLabel(status)}
     </Badge>
   );
@@ -61,6 +61,35 @@ export function Mono({ children, size = 'sm' }: { children: ReactNode; size?: st
   );
 }
 
+const ICON = {
+  width: 14,
+  height: 14,
+  viewBox: '0 0 24 24',
+  fill: 'none',
+  stroke: 'currentColor',
+  strokeWidth: 2,
+  strokeLinecap: 'round',
+  strokeLinejoin: 'round',
+  'aria-hidden': true,
+} as const;
+
+function CopyIcon() {
+  return (
+    <svg {...ICON}>
+      <rect x="9" y="9" width="12" height="12" rx="2" />
+      <path d="M5 15H4a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2h9a2 2 0 0 1 2 2v1" />
+    </svg>
+  );
+}
+
+function CheckIcon() {
+  return (
+    <svg {...ICON}>
+      <path d="M20 6 9 17l-5-5" />
+    </svg>
+  );
+}
+
 /** A copy button for a value, labelled with what it copies. */
 export function Copy({ value, label }: { value: string; label: string }) {
   return (
@@ -68,9 +97,7 @@ export function Copy({ value, label }: { value: string; label: string }) {
       {({ copied, copy }) => (
         <Tooltip label={copied ? 'Copied' : `Copy ${label}`} withArrow>
           <ActionIcon variant="subtle" color={copied ? 'teal' : 'gray'} onClick={copy} aria-label={`Copy ${label}`} size="sm">
-            <span aria-hidden="true" style={{ fontSize: 13 }}>
-              {copied ? '✓' : '⧉'}
-            </span>
+            {copied ? <CheckIcon /> : <CopyIcon />}
           </ActionIcon>
         </Tooltip>
       )}

@@ -59,3 +59,12 @@ export function observedText(observed: string[] | string | null | undefined): st
   const values = Array.isArray(observed) ? observed : [observed];
   return values.length ? values.join(' · ') : 'no record';
 }
+
+/** A `yyyy-mm-dd` from a date input as the ISO instant that starts (or, with `end`, ends) that day in the browser's zone. */
+export function dayBound(day: string, end = false): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+  const date = new Date(`${day}T00:00:00`);
+  if (Number.isNaN(date.getTime())) return undefined;
+  if (end) date.setDate(date.getDate() + 1);
+  return date.toISOString();
+}

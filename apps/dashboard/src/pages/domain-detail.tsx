@@ -1,8 +1,9 @@
-import { Anchor, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { Anchor, Button, Group, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { Confirm, Copy, EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
-import { formatDate, observedText } from '../lib/format';
+import { DnsRecords } from '../components/dns-records';
+import { Confirm, EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
+import { formatDate } from '../lib/format';
 import { useCanWrite, useTeamId, useTeamMutation, useTeamQuery } from '../lib/queries';
 import type { Domain } from '../lib/types';
 
@@ -63,56 +64,7 @@ export function DomainDetailPage() {
       {records.length === 0 ? (
         <EmptyState title="No records">This domain has no DNS records to publish.</EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={760}>
-          <Table verticalSpacing="xs" withTableBorder>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Record</Table.Th>
-                <Table.Th>Type</Table.Th>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Value</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>DNS answered</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {records.map((record, index) => (
-                <Table.Tr key={`${record.record}-${record.name}-${index}`}>
-                  <Table.Td>{record.record}</Table.Td>
-                  <Table.Td>
-                    <Mono>{record.type}</Mono>
-                    {record.priority !== undefined && <Text size="xs">priority {record.priority}</Text>}
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap" align="flex-start">
-                      <Mono>{record.name}</Mono>
-                      <Copy value={record.name} label={`${record.record} name`} />
-                    </Group>
-                  </Table.Td>
-                  <Table.Td maw={320}>
-                    <Group gap={4} wrap="nowrap" align="flex-start">
-                      <Mono size="xs">{record.value}</Mono>
-                      <Copy value={record.value} label={`${record.record} value`} />
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={record.status} />
-                  </Table.Td>
-                  <Table.Td maw={240}>
-                    <Stack gap={2}>
-                      <Mono size="xs">{observedText(record.observed)}</Mono>
-                      {record.reason && (
-                        <Text size="xs" c="dimmed">
-                          {record.reason}
-                        </Text>
-                      )}
-                    </Stack>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DnsRecords records={records} />
       )}
       <Confirm
         opened={confirming}

@@ -1,11 +1,11 @@
-import { Anchor, Button, Group, Select, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Select, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
-import { formatDate } from '../lib/format';
+import { dayBound, formatDate } from '../lib/format';
 import { useTeamId, useTeamQuery } from '../lib/queries';
 import type { ApiKey, Domain, EmailSummary } from '../lib/types';
 
@@ -24,15 +24,6 @@ export const EVENTS = [
   'clicked',
 ];
 const PAGE = 50;
-
-/** A `yyyy-mm-dd` from a date input as the ISO instant that starts (or, with `end`, ends) that day in the browser's zone. */
-export function dayBound(day: string, end = false): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
-  const date = new Date(`${day}T00:00:00`);
-  if (Number.isNaN(date.getTime())) return undefined;
-  if (end) date.setDate(date.getDate() + 1);
-  return date.toISOString();
-}
 
 export function EmailsPage() {
   const teamId = useTeamId();
@@ -116,7 +107,35 @@ export function EmailsPage() {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={720}>
+        <Stack hiddenFrom="sm" gap={0}>
+          {rows.map((email) => (
+            <UnstyledButton
+              key={email.id}
+              component={Link}
+              to={`/t/${teamId}/emails/${email.id}`}
+              py="xs"
+              style={{ borderBottom: '1px solid var(--mantine-color-gray-3)' }}
+            >
+              <Group justify="space-between" wrap="nowrap" gap="xs">
+                <Text size="sm" fw={600} truncate>
+                  {email.subject || '(no subject)'}
+                </Text>
+                <StatusBadge status={email.last_event} />
+              </Group>
+              <Group justify="space-between" wrap="nowrap" gap="xs">
+                <Text size="xs" c="dimmed" truncate>
+                  {email.to.join(', ')}
+                </Text>
+                <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                  {formatDate(email.created_at)}
+                </Text>
+              </Group>
+            </UnstyledButton>
+          ))}
+        </Stack>
+      )}
+      {rows.length > 0 && (
+        <Table.ScrollContainer minWidth={720} visibleFrom="sm">
           <Table highlightOnHover verticalSpacing="xs">
             <Table.Thead>
               <Table.Tr>
@@ -131,7 +150,7 @@ export function EmailsPage() {
               {rows.map((email) => (
                 <Table.Tr key={email.id}>
                   <Table.Td maw={220}>
-                    <Anchor component={Link} to={`/t/${teamId}/emails/${email.id}`} size="sm" style={{ wordBreak: 'break-all' }}>
+                    <Anchor component={Link} to={`/t/${teamId}/emails/${email.id}`} size="sm" lineClamp={2}>
                       {email.to.join(', ') || '—'}
                     </Anchor>
                   </Table.Td>
