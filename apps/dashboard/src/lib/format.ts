@@ -12,6 +12,8 @@ const TONES: Record<string, Tone> = {
   verified: 'green',
   delivered: 'green',
   active: 'green',
+  enabled: 'green',
+  linked: 'green',
   succeeded: 'green',
   success: 'green',
   ok: 'green',
@@ -33,6 +35,7 @@ const TONES: Record<string, Tone> = {
   suppressed: 'red',
   canceled: 'gray',
   disabled: 'gray',
+  not_linked: 'gray',
   missing: 'red',
   mismatch: 'red',
 };

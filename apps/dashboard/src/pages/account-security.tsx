@@ -61,7 +61,7 @@ export function Mfa({ enabled }: { enabled: boolean }) {
   return (
     <Section title="Two-factor authentication" description="A code from an authenticator app at every sign-in.">
       <Group gap="xs" mb="sm">
-        <StatusBadge status={enabled ? 'active' : 'disabled'} />
+        <StatusBadge status={enabled ? 'enabled' : 'disabled'} />
       </Group>
       {done && <BackupCodes codes={done} />}
       <form onSubmit={submit}>

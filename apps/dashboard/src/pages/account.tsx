@@ -88,7 +88,7 @@ function LinkedAccounts() {
           <Group key={provider} justify="space-between">
             <Group gap="xs">
               <Text size="sm">{provider === 'credential' ? 'Email and password' : provider === 'google' ? 'Google' : 'GitHub'}</Text>
-              <StatusBadge status={linked.has(provider) ? 'active' : 'not_started'} />
+              <StatusBadge status={linked.has(provider) ? 'linked' : 'not_linked'} />
             </Group>
             {provider !== 'credential' &&
               (linked.has(provider) ? (

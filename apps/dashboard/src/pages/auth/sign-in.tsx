@@ -1,9 +1,9 @@
 import { Button, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
-import { useNavigate } from '@tanstack/react-router';
+import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../lib/api-error';
-import { authClient, authErrorMessage } from '../../lib/auth';
+import { authClient, authErrorMessage, providerErrorMessage } from '../../lib/auth';
 import { AuthLayout, FormError, SocialButtons, TextLink } from './auth-layout';
 
 export function SignInPage() {
@@ -11,7 +11,8 @@ export function SignInPage() {
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const search = useSearch({ strict: false }) as { error?: unknown };
+  const [error, setError] = useState<string | null>(providerErrorMessage(typeof search.error === 'string' ? search.error : ''));
   const [pending, setPending] = useState<'password' | 'passkey' | null>(null);
 
   const signedIn = async () => {
