@@ -117,6 +117,26 @@ describe('dashboard SPA (browser)', () => {
       expect(violations).toEqual({ desktop: [], phone: [] });
     });
 
+    it.each([
+      ['verify-email', '/dashboard/verify-email?email=ada%40example.com', 'Check your inbox'],
+      ['forgot-password', '/dashboard/forgot-password', 'Reset your password'],
+      ['reset-password', '/dashboard/reset-password?token=abc', 'Choose a new password'],
+      ['two-factor', '/dashboard/two-factor', 'Two-factor authentication'],
+      ['invitation', '/dashboard/invitations/abc', 'Join a team'],
+    ])('renders %s with no serious accessibility violation at both widths', async (name, path, heading) => {
+      const violations = await atBothWidths(browser, api.url, name, async (page) => {
+        await page.goto(path);
+        await page.getByRole('heading', { name: heading }).waitFor();
+      });
+      expect(violations).toEqual({ desktop: [], phone: [] });
+    });
+
+    it('shows a failed Google or GitHub sign-in (better-auth ?error=) in words', async () => {
+      const { page } = await openPage('/dashboard/sign-in?error=access_denied');
+      await page.getByRole('alert').filter({ hasText: 'You declined access at the provider, so you are not signed in.' }).waitFor();
+      await page.context().close();
+    });
+
     it('is usable from the keyboard alone, and a failed sign-in is shown in words', async () => {
       const { page, problems } = await openPage('/dashboard/sign-in');
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
