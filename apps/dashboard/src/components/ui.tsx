@@ -7,7 +7,8 @@ import { statusLabel, toneOf } from '../lib/format';
 /** A status as a badge: its colour and its words. */
 export function StatusBadge({ status }: { status: string | null | undefined }) {
   return (
-    <Badge color={toneOf(status)} variant="light" radius="sm" tt="none" fw={600} style={{ flexShrink: 0, minWidth: 'max-content' }}>
+    // The dot variant: the colour in the dot, the words in the body text colour (a tinted badge's text fails AA contrast).
+    <Badge color={toneOf(status)} variant="dot" radius="sm" tt="none" fw={600} style={{ flexShrink: 0, minWidth: 'max-content' }}>
       {statusLabel(status)}
     </Badge>
   );

@@ -47,13 +47,7 @@ function Secret({ path }: { path: string }) {
           </Button>
         )}
         {canWrite && (
-          <Button
-            size="xs"
-            variant="light"
-            color="orange"
-            loading={rotate.isPending}
-            onClick={() => rotate.mutate(undefined, { onSuccess: () => void reveal() })}
-          >
+          <Button size="xs" variant="default" loading={rotate.isPending} onClick={() => rotate.mutate(undefined, { onSuccess: () => void reveal() })}>
             Rotate secret
           </Button>
         )}
