@@ -18,6 +18,8 @@ const boundarySettings = {
   'boundaries/elements': [
     { type: 'testing', pattern: ['libs/testing', `${FIXTURES}/libs/testing`], partialMatch: false },
     { type: 'lib', pattern: ['libs/*', `${FIXTURES}/libs/*`], capture: ['lib'], partialMatch: false },
+    // The dashboard is a browser bundle: it may import packages and itself, never a lib (server code).
+    { type: 'dashboard', pattern: 'apps/dashboard', partialMatch: false },
     { type: 'app', pattern: ['apps/*', `${FIXTURES}/apps/*`], capture: ['app'], partialMatch: false },
     { type: 'test', pattern: 'test', partialMatch: false },
   ],
@@ -73,14 +75,19 @@ const boundaryPolicies = [
     message: 'test-code: production code imports {{dependency.source}} (test helpers are for specs only)',
   },
   { from: { file: { categories: 'spec' } }, allow: { to: { element: { type: ['testing', 'test'] } } } },
+  {
+    from: { element: { type: 'dashboard' } },
+    disallow: { to: { element: { type: ['lib', 'testing', 'test', 'app'] } } },
+    message: 'dashboard: the browser bundle imports {{dependency.source}}, which is server or test code',
+  },
 ];
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'apps/dashboard/**', `${FIXTURES}/**`],
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', `${FIXTURES}/**`],
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -92,7 +99,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['apps/**/*.ts', 'libs/**/*.ts', `${FIXTURES}/**/*.ts`],
+    files: ['apps/**/*.ts', 'apps/**/*.tsx', 'libs/**/*.ts', `${FIXTURES}/**/*.ts`],
     plugins: { boundaries },
     settings: boundarySettings,
     rules: {

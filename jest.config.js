@@ -16,7 +16,8 @@ module.exports = {
   rootDir: __dirname,
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
-  transformIgnorePatterns: [],
+  // axe-core's bundle reads the global `this` at its top, which a CommonJS transform turns into undefined.
+  transformIgnorePatterns: ['/node_modules/axe-core/'],
   testRegex: '.*\\.(spec|int-spec|e2e-spec)\\.ts$',
   moduleNameMapper: { '^@herald/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
   globalSetup: '<rootDir>/test/global-setup.ts',

@@ -12,6 +12,7 @@ import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
 import { installAuthRoute } from './dashboard/auth.route';
 import { installCsrf } from './dashboard/csrf';
+import { serveDashboard } from './dashboard/dashboard-static';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
 
 export interface ApiApp {
@@ -43,6 +44,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
     serveOpenApi(app, config);
+    await serveDashboard(app);
     await app.listen({ port: config.API_PORT, host: config.API_HOST });
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : config.API_PORT;

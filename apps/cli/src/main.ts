@@ -76,13 +76,13 @@ async function runAll(config: HeraldConfig): Promise<void> {
     region: config.HERALD_REGION,
     regions: config.HERALD_REGIONS,
     api_url: config.PUBLIC_API_URL ?? api.address,
+    dashboard_url: `${(config.PUBLIC_API_URL ?? api.address).replace(/\/+$/, '')}/dashboard/`,
     roles: Object.fromEntries(started.map((s) => [s.role === 'api' || s.role === 'smtp' ? s.role : `${s.role} ${s.region}`, s.address])),
     migrations_applied: applied,
     ...(credentials && {
       team_id: credentials.teamId,
       api_key: credentials.token,
       sending_domain: credentials.from.split('@')[1],
-      dashboard_url: `${config.PUBLIC_API_URL ?? api.address}/dashboard/`,
       dashboard_user: credentials.user,
     }),
     try:

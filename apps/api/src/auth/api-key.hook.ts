@@ -6,10 +6,11 @@ import { sendError } from '@herald/http';
 import { RateLimitConfig, RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
 
 /**
- * Paths served without a key: probes, metrics, the API's own description, and the dashboard
- * (its own session authorization; an API key never authenticates it).
+ * Paths served without a key: probes, metrics, the API's own description, and the dashboard (its
+ * files, and its JSON API, which a session authorizes and an API key never does) with `/`, which
+ * sends browsers there.
  */
-const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$|dashboard(\/|$))/;
+const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$|dashboard(\/|$)|$)/;
 
 /**
  * Authenticates the API key and applies the team's rate limit in Fastify's `onRequest` hook:

@@ -1,0 +1,58 @@
+import { passkeyClient } from '@better-auth/passkey/client';
+import { twoFactorClient } from 'better-auth/client/plugins';
+import { createAuthClient } from 'better-auth/react';
+import { csrfHeaders } from './api';
+import { errorMessage } from './api-error';
+
+/** better-auth's client on /dashboard/api/auth, carrying the CSRF header on its state changes like every other call. */
+export const authClient = createAuthClient({
+  basePath: '/dashboard/api/auth',
+  fetchOptions: {
+    credentials: 'same-origin',
+    async onRequest(context) {
+      for (const [name, value] of Object.entries(await csrfHeaders(context.method))) context.headers.set(name, value);
+      return context;
+    },
+  },
+  plugins: [
+    twoFactorClient({
+      onTwoFactorRedirect() {
+        window.location.assign('/dashboard/two-factor');
+      },
+    }),
+    passkeyClient(),
+  ],
+});
+
+/** better-auth answers `{ data, error }`; an error's message, or words for its status. */
+export function authErrorMessage(error: { message?: string; status?: number; statusText?: string } | null | undefined): string | null {
+  if (!error) return null;
+  if (error.message) return error.message;
+  if (error.status === 429) return 'Too many attempts. Wait a minute and try again.';
+  return error.statusText ? `Sign-in failed: ${error.statusText}.` : 'Sign-in failed. Try again.';
+}
+
+type AuthResult<T> = { data: T | null; error: { message?: string; status?: number; statusText?: string } | null };
+
+/** A better-auth call that also answers `{ error }` when it throws (the CSRF token or the network failed before it was sent). */
+export async function settle<T>(call: Promise<AuthResult<T>>): Promise<AuthResult<T>> {
+  try {
+    return await call;
+  } catch (failure) {
+    return { data: null, error: { message: errorMessage(failure) } };
+  }
+}
+
+const PROVIDER_ERRORS: Record<string, string> = {
+  access_denied: 'You declined access at the provider, so you are not signed in.',
+  account_not_linked: 'That account at the provider is not linked to a Herald account. Sign in with your password, then link it on the Account page.',
+  email_not_found: 'The provider did not give Herald a verified email address. Verify an address with the provider, or sign in with your password.',
+  unable_to_get_user_info: 'The provider did not answer who you are. Try again.',
+  state_mismatch: 'The sign-in took too long or was started in another window. Try again.',
+};
+
+/** Words for the `?error=` better-auth puts on the sign-in page after a failed Google or GitHub sign-in. */
+export function providerErrorMessage(code: string): string | null {
+  if (!code) return null;
+  return PROVIDER_ERRORS[code.toLowerCase()] ?? `Signing in with the provider failed (${code.replace(/_/g, ' ')}). Try again.`;
+}

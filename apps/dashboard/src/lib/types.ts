@@ -1,0 +1,121 @@
+// Shapes of the dashboard API (apps/dashboard/CONTRACT.md); only the fields the pages read.
+export type Role = 'owner' | 'admin' | 'member';
+
+export interface Team {
+  id: string;
+  name: string;
+  role: Role;
+  region: string;
+  plan: string;
+}
+
+export interface Me {
+  user: { id: string; email: string; name: string; email_verified: boolean; two_factor_enabled: boolean };
+  teams: Team[];
+}
+
+export interface DnsRecord {
+  record: string;
+  name: string;
+  type: string;
+  value: string;
+  ttl?: string;
+  priority?: number;
+  status: string;
+  observed?: string[] | string | null;
+  reason?: string | null;
+}
+
+export interface Domain {
+  id: string;
+  name: string;
+  status: string;
+  region: string;
+  created_at: string;
+  records?: DnsRecord[];
+}
+
+export interface EmailSummary {
+  id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  last_event: string;
+  created_at: string;
+  domain_id?: string | null;
+  api_key_id?: string | null;
+}
+
+export interface EmailDetail extends EmailSummary {
+  cc?: string[] | null;
+  bcc?: string[] | null;
+  reply_to?: string[] | null;
+  recipients: { email: string; status: string; last_event: string; detail?: string | null }[];
+  events: { id: string; type: string; created_at: string; recipient?: string | null; data?: unknown }[];
+  html?: string | null;
+  text?: string | null;
+  headers: { name: string; value: string }[];
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  permission: string;
+  domain_id?: string | null;
+  created_at: string;
+  last_used_at?: string | null;
+}
+
+export interface Webhook {
+  id: string;
+  endpoint: string;
+  events: string[];
+  status?: string;
+  created_at: string;
+}
+
+export interface WebhookMessage {
+  id: string;
+  event_type: string;
+  event_id: string;
+  status: string;
+  attempts: number;
+  response_status?: number | null;
+  response_excerpt?: string | null;
+  created_at: string;
+  next_attempt_at?: string | null;
+}
+
+export interface Suppression {
+  id: string;
+  email: string;
+  reason?: string | null;
+  created_at: string;
+}
+
+export interface Member {
+  user_id: string;
+  email: string;
+  name: string;
+  role: Role;
+  joined_at: string;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  created_at: string;
+  expires_at?: string;
+}
+
+export interface Usage {
+  plan: string;
+  quota: { monthly: number | null; daily: number | null };
+  used: { month: number; today: number };
+}
+
+export interface Regions {
+  data: string[];
+  default: string;
+}

@@ -1,0 +1,83 @@
+import { Alert, Anchor, Box, Button, Center, Divider, Paper, Stack, Text, Title } from '@mantine/core';
+import { Link } from '@tanstack/react-router';
+import { useState, type ReactNode } from 'react';
+import { errorMessage } from '../../lib/api-error';
+import { authClient, authErrorMessage } from '../../lib/auth';
+
+export function AuthLayout({ title, subtitle, children, footer }: { title: string; subtitle?: ReactNode; children: ReactNode; footer?: ReactNode }) {
+  return (
+    <Center mih="100vh" p="md" bg="gray.0" component="main">
+      <Box w="100%" maw={420}>
+        <Text fw={700} size="xl" ta="center" mb="md">
+          Herald
+        </Text>
+        <Paper withBorder shadow="xs" p={{ base: 'md', sm: 'xl' }} radius="md">
+          <Title order={1} size="h3" mb={4}>
+            {title}
+          </Title>
+          {subtitle && (
+            <Text c="dimmed" size="sm" mb="md">
+              {subtitle}
+            </Text>
+          )}
+          {children}
+        </Paper>
+        {footer && (
+          <Text size="sm" ta="center" mt="md">
+            {footer}
+          </Text>
+        )}
+      </Box>
+    </Center>
+  );
+}
+
+export function FormError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <Alert color="red" variant="light" role="alert">
+      {message}
+    </Alert>
+  );
+}
+
+export function TextLink({ to, children }: { to: string; children: ReactNode }) {
+  return (
+    <Anchor component={Link} to={to} size="sm">
+      {children}
+    </Anchor>
+  );
+}
+
+/** Google and GitHub: better-auth answers the provider's URL and the browser goes there. */
+export function SocialButtons({ label, onError }: { label: 'Sign in' | 'Sign up'; onError: (message: string | null) => void }) {
+  const [pending, setPending] = useState<string | null>(null);
+  const go = async (provider: 'google' | 'github') => {
+    setPending(provider);
+    onError(null);
+    try {
+      const { error } = await authClient.signIn.social({
+        provider,
+        callbackURL: '/dashboard/',
+        errorCallbackURL: '/dashboard/sign-in',
+        newUserCallbackURL: '/dashboard/',
+      });
+      if (error) onError(authErrorMessage(error));
+    } catch (failure) {
+      onError(errorMessage(failure));
+    } finally {
+      setPending(null);
+    }
+  };
+  return (
+    <Stack gap="xs">
+      <Divider label="or" labelPosition="center" my="xs" />
+      <Button variant="default" fullWidth loading={pending === 'google'} onClick={() => void go('google')}>
+        {label} with Google
+      </Button>
+      <Button variant="default" fullWidth loading={pending === 'github'} onClick={() => void go('github')}>
+        {label} with GitHub
+      </Button>
+    </Stack>
+  );
+}

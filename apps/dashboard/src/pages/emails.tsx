@@ -1,0 +1,187 @@
+import { Anchor, Button, Group, Select, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
+import { EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
+import type { List } from '../lib/api';
+import { dayBound, formatDate } from '../lib/format';
+import { useTeamId, useTeamQuery } from '../lib/queries';
+import type { ApiKey, Domain, EmailSummary } from '../lib/types';
+
+export const EVENTS = [
+  'queued',
+  'scheduled',
+  'sent',
+  'delivered',
+  'delivery_delayed',
+  'bounced',
+  'complained',
+  'failed',
+  'suppressed',
+  'canceled',
+  'opened',
+  'clicked',
+];
+const PAGE = 50;
+
+export function EmailsPage() {
+  const teamId = useTeamId();
+  const [search, setSearch] = useState('');
+  const [q] = useDebouncedValue(search.trim(), 300);
+  const [filters, setFilters] = useState({ last_event: '', domain_id: '', api_key_id: '', from: '', to: '' });
+  // Keyset pages: the stack holds the `after` cursor of each page seen, so Previous goes back one.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const after = cursors[cursors.length - 1];
+  const query = {
+    limit: PAGE,
+    q,
+    last_event: filters.last_event,
+    domain_id: filters.domain_id,
+    api_key_id: filters.api_key_id,
+    from: dayBound(filters.from),
+    to: dayBound(filters.to, true),
+    after,
+  };
+  // The first page is polled every 2 s, so new emails appear without a reload.
+  const emails = useTeamQuery<List<EmailSummary>>('/emails', query, { refetchInterval: after ? false : 2000, placeholderData: keepPreviousData });
+  const domains = useTeamQuery<List<Domain>>('/domains');
+  const keys = useTeamQuery<List<ApiKey>>('/api-keys');
+  const set = (field: keyof typeof filters) => (value: string | null) => {
+    setFilters((current) => ({ ...current, [field]: value ?? '' }));
+    setCursors([]);
+  };
+  const filtered = Boolean(q || Object.values(filters).some(Boolean));
+  const rows = emails.data?.data ?? [];
+
+  return (
+    <>
+      <PageHeader title="Emails" description="Every email your team sent, newest first. New emails appear here as they are accepted." />
+      <Group gap="xs" mb="sm" align="flex-end" wrap="wrap">
+        <TextInput
+          label="Search"
+          placeholder="Recipient or subject"
+          value={search}
+          onChange={(e) => {
+            setSearch(e.currentTarget.value);
+            setCursors([]);
+          }}
+          w={{ base: '100%', sm: 240 }}
+        />
+        <Select
+          label="Status"
+          placeholder="Any"
+          clearable
+          data={EVENTS}
+          value={filters.last_event || null}
+          onChange={set('last_event')}
+          w={{ base: '48%', sm: 150 }}
+        />
+        <Select
+          label="Domain"
+          placeholder="Any"
+          clearable
+          data={(domains.data?.data ?? []).map((d) => ({ value: d.id, label: d.name }))}
+          value={filters.domain_id || null}
+          onChange={set('domain_id')}
+          w={{ base: '48%', sm: 180 }}
+        />
+        <Select
+          label="API key"
+          placeholder="Any"
+          clearable
+          data={(keys.data?.data ?? []).map((k) => ({ value: k.id, label: k.name }))}
+          value={filters.api_key_id || null}
+          onChange={set('api_key_id')}
+          w={{ base: '48%', sm: 160 }}
+        />
+        <TextInput label="From" type="date" value={filters.from} onChange={(e) => set('from')(e.currentTarget.value)} w={{ base: '48%', sm: 150 }} />
+        <TextInput label="To" type="date" value={filters.to} onChange={(e) => set('to')(e.currentTarget.value)} w={{ base: '48%', sm: 150 }} />
+      </Group>
+      <ErrorAlert error={emails.error} title="The emails could not load" />
+      {emails.data && rows.length === 0 && (
+        <EmptyState title={filtered ? 'No emails match' : 'No emails yet'}>
+          {filtered
+            ? 'Clear a filter or change the search to see more.'
+            : 'Send your first email with an API key (API keys page) from a verified domain; it appears here within seconds.'}
+        </EmptyState>
+      )}
+      {rows.length > 0 && (
+        <Stack hiddenFrom="sm" gap={0}>
+          {rows.map((email) => (
+            <UnstyledButton
+              key={email.id}
+              component={Link}
+              to={`/t/${teamId}/emails/${email.id}`}
+              py="xs"
+              style={{ borderBottom: '1px solid var(--mantine-color-gray-3)' }}
+            >
+              <Group justify="space-between" wrap="nowrap" gap="xs">
+                <Text size="sm" fw={600} truncate>
+                  {email.subject || '(no subject)'}
+                </Text>
+                <StatusBadge status={email.last_event} />
+              </Group>
+              <Group justify="space-between" wrap="nowrap" gap="xs">
+                <Text size="xs" c="dimmed" truncate>
+                  {email.to.join(', ')}
+                </Text>
+                <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                  {formatDate(email.created_at)}
+                </Text>
+              </Group>
+            </UnstyledButton>
+          ))}
+        </Stack>
+      )}
+      {rows.length > 0 && (
+        <Table.ScrollContainer minWidth={720} visibleFrom="sm">
+          <Table highlightOnHover verticalSpacing="xs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>To</Table.Th>
+                <Table.Th>Subject</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th>From</Table.Th>
+                <Table.Th>Sent</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((email) => (
+                <Table.Tr key={email.id}>
+                  <Table.Td maw={220}>
+                    <Anchor component={Link} to={`/t/${teamId}/emails/${email.id}`} size="sm" lineClamp={2}>
+                      {email.to.join(', ') || '—'}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td maw={320}>
+                    <Text size="sm" truncate>
+                      {email.subject || '(no subject)'}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={email.last_event} />
+                  </Table.Td>
+                  <Table.Td maw={200}>
+                    <Mono size="xs">{email.from}</Mono>
+                  </Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDate(email.created_at)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {(cursors.length > 0 || emails.data?.has_more) && (
+        <Group justify="flex-end" mt="sm">
+          <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+            Newer
+          </Button>
+          <Button variant="default" size="xs" disabled={!emails.data?.has_more} onClick={() => setCursors([...cursors, rows[rows.length - 1].id])}>
+            Older
+          </Button>
+        </Group>
+      )}
+    </>
+  );
+}

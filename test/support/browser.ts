@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+const ROOT = join(__dirname, '..', '..');
+export const SCREENSHOTS = join(ROOT, 'test', 'browser', 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Debian's chromium (deploy/local/ensure-test-tools.sh installs it); Playwright's own download is not reachable. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const;
+export type ViewportName = keyof typeof VIEWPORTS;
+
+export function newContext(browser: Browser, viewport: ViewportName, baseURL: string): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: VIEWPORTS[viewport],
+    baseURL,
+    isMobile: viewport === 'phone',
+    hasTouch: viewport === 'phone',
+    locale: 'en-GB',
+  });
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+/** axe-core's serious and critical violations on the page as it is now (an empty list passes). */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: String(v.impact), help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+}
+
+/** Writes test/browser/screenshots/<name>-<viewport>.png (the whole page) and returns its path. */
+export async function screenshot(page: Page, name: string, viewport: ViewportName): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}-${viewport}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/**
+ * The page at both widths: a screenshot of each and axe's serious/critical violations of each,
+ * keyed `<viewport>`. `open` loads and settles the page in a fresh context of that width.
+ */
+export async function atBothWidths(
+  browser: Browser,
+  baseURL: string,
+  name: string,
+  open: (page: Page) => Promise<void>,
+): Promise<Record<ViewportName, AxeViolation[]>> {
+  const found = {} as Record<ViewportName, AxeViolation[]>;
+  for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+    const context = await newContext(browser, viewport, baseURL);
+    try {
+      const page = await context.newPage();
+      await open(page);
+      await screenshot(page, name, viewport);
+      found[viewport] = await seriousViolations(page);
+    } finally {
+      await context.close();
+    }
+  }
+  return found;
+}
+
+function newestModification(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newestModification(join(path, entry))));
+}
+
+/**
+ * Builds the dashboard (apps/dashboard/build.mjs, as `npm run build` does) when dist/dashboard is
+ * missing or older than its sources, so a suite run on its own serves the current SPA.
+ */
+export function ensureDashboardBuilt(): void {
+  const index = join(ROOT, 'dist', 'dashboard', 'index.html');
+  let built = 0;
+  try {
+    built = statSync(index).mtimeMs;
+  } catch {
+    built = 0;
+  }
+  if (built > newestModification(join(ROOT, 'apps', 'dashboard'))) return;
+  execFileSync(process.execPath, [join(ROOT, 'apps', 'dashboard', 'build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+}
