@@ -64,6 +64,12 @@ export function keyedLoad(
     }
   };
   const clients = Array.from({ length: options.clients ?? 4 }, () => client());
+  // A scenario that fails before stop() must not leave its clients looping after it.
+  world.onClose(async () => {
+    running = false;
+    giveUpAt = 0;
+    await Promise.all(clients);
+  });
   return {
     sends,
     statuses,

@@ -56,8 +56,8 @@ export interface ApiProcess {
 }
 
 /** Starts `herald api` as a real child process (on a free port unless told) and waits until it is ready. */
-export async function startApiProcess(env: NodeJS.ProcessEnv, port?: number): Promise<ApiProcess> {
-  return startServing('api', env, port ?? (await freePort()));
+export async function startApiProcess(env: NodeJS.ProcessEnv, port?: number, readyTimeoutMs?: number): Promise<ApiProcess> {
+  return startServing('api', env, port ?? (await freePort()), readyTimeoutMs);
 }
 
 /**
