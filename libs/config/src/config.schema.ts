@@ -51,6 +51,13 @@ export const configSchema = z
      */
     LIMITS_FALLBACK_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
     IDEMPOTENCY_TTL_SECONDS: int(60, 7 * 86400).default(86400),
+    /**
+     * How long an idempotency key stays claimed by a request that neither completes nor abandons
+     * it (its process died, or its claim reached Redis only after it gave up): the in-flight
+     * marker's deadline, counted from the request's start. A request still running past it is
+     * not cut off; Postgres's primary key settles a retry that overtakes it (libs/idempotency).
+     */
+    IDEMPOTENCY_IN_FLIGHT_SECONDS: int(1, 600).default(10),
     API_KEY_CACHE_SECONDS: int(0, 3600).default(30),
 
     DISPATCH_GRACE_SECONDS: int(1, 3600).default(30),
