@@ -4,7 +4,7 @@ import { emailsByKey, keyedLoad, keyMismatches } from '../support/fault-load';
 import { expectLedger, printLedger, settleLedger } from '../support/fault-ledger';
 import { FaultWorld, request } from '../support/fault-world';
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000);
 
 const KILLS = 5;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
