@@ -47,14 +47,14 @@ export async function startRole(role: RoleName, config: HeraldConfig): Promise<S
 }
 
 /**
- * `herald all`: every role in this one process. The roles without HTTP get consecutive ops
- * ports after OPS_PORT so they do not collide.
+ * `herald all`: every role in this one process. Each role's ops server gets its own port,
+ * consecutive from OPS_PORT, so they do not collide.
  */
 export async function startAll(config: HeraldConfig): Promise<Started[]> {
   const started: Started[] = [];
   let opsPort = config.OPS_PORT;
   for (const role of ROLES) {
-    const roleConfig = role === 'api' ? config : { ...config, OPS_PORT: config.OPS_PORT === 0 ? 0 : opsPort++ };
+    const roleConfig = { ...config, OPS_PORT: config.OPS_PORT === 0 ? 0 : opsPort++ };
     started.push(await startRole(role, roleConfig));
   }
   return started;
