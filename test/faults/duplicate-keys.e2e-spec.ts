@@ -91,7 +91,11 @@ describe('fault 6: duplicate idempotency keys, concurrently and after Redis lost
       [racedId, [winner]],
     ]);
     const ledger = await settleLedger({ db: world.db, accepted, sinks: [sink], webhooks: { receiver: world.receiver, teamId: team.id } });
-    printLedger(`6 ${N} concurrent requests per key (same payload ${JSON.stringify(tally(sameReplies))}; two payloads ${JSON.stringify(tally(racedReplies))})`, ledger, 0);
+    printLedger(
+      `6 ${N} concurrent requests per key (same payload ${JSON.stringify(tally(sameReplies))}; two payloads ${JSON.stringify(tally(racedReplies))})`,
+      ledger,
+      0,
+    );
     expectLedger(ledger, 0);
     expect(sink.messages.flatMap((m) => m.recipients).sort()).toEqual([winner, 'same@inbox.dup.test'].sort());
   });

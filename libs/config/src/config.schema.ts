@@ -61,6 +61,12 @@ export const configSchema = z
     API_KEY_CACHE_SECONDS: int(0, 3600).default(30),
 
     DISPATCH_GRACE_SECONDS: int(1, 3600).default(30),
+    /**
+     * How long the answer to an accepted send waits for the broker to ack its send commands. The
+     * emails are committed (with their outbox row) before; past this the answer goes out and the
+     * outbox relay publishes what was not acked. Bounds the API's latency while NATS is down.
+     */
+    DISPATCH_WAIT_MS: int(0, 60_000).default(1000),
     RECONCILE_INTERVAL_MS: int(50, 600_000).default(5000),
     RECONCILE_BATCH_SIZE: int(1, 10_000).default(500),
 
