@@ -76,7 +76,7 @@ export class FaultWorld {
     readonly mxPort: number,
     readonly proxies: Record<`${FaultRole}.${FaultService}`, TcpProxy>,
     readonly receiver: WebhookReceiver,
-    readonly db: Client,
+    private client: Client,
     readonly apiPort: number,
     private readonly overrides: Record<string, string>,
   ) {}
@@ -90,12 +90,19 @@ export class FaultWorld {
     for (const role of FAULT_ROLES) {
       for (const [service, port] of Object.entries(targets)) proxies[`${role}.${service as FaultService}`] = await TcpProxy.start({ port });
     }
-    const db = new Client({ connectionString: stack.urls.DATABASE_URL });
-    // A scenario may kill Postgres under this connection; its queries fail loudly, the event need not.
-    db.on('error', () => undefined);
-    await db.connect();
-    await db.query(`SET search_path TO "${isolated.config.DATABASE_SCHEMA}"`);
+    const db = await connectDb(stack, isolated.config.DATABASE_SCHEMA);
     return new FaultWorld(stack, isolated, dns, mxPort, proxies, await WebhookReceiver.start(), db, await freePort(), overrides);
+  }
+
+  /** The scenario's own connection to its schema (not through any proxy). */
+  get db(): Client {
+    return this.client;
+  }
+
+  /** A new connection for `db`, after a scenario killed Postgres under the old one. */
+  async reconnectDb(): Promise<void> {
+    await this.client.end().catch(() => undefined);
+    this.client = await connectDb(this.stack, this.config.DATABASE_SCHEMA);
   }
 
   get config(): HeraldConfig {
@@ -222,7 +229,7 @@ export class FaultWorld {
     await Promise.allSettled(Object.values(this.proxies).map((p) => p.close()));
     await this.receiver.close();
     await this.dns.close();
-    await this.db.end();
+    await this.client.end().catch(() => undefined);
     await this.isolated.cleanup().catch(() => undefined);
   }
 
@@ -266,6 +273,15 @@ export async function request(
   } catch (error) {
     return { status: 0, body: { error: (error as Error).message }, headers: null };
   }
+}
+
+async function connectDb(stack: PrivateStack, schema: string): Promise<Client> {
+  const db = new Client({ connectionString: stack.urls.DATABASE_URL });
+  // A scenario may kill Postgres under this connection; its queries fail loudly, the event need not.
+  db.on('error', () => undefined);
+  await db.connect();
+  await db.query(`SET search_path TO "${schema}"`);
+  return db;
 }
 
 /** A role without HTTP (`herald webhooks`) as a child process, ready once its ops port says so. */
