@@ -15,6 +15,7 @@ import {
   type PrivateStack,
 } from '@herald/testing';
 import { WebhookReceiver } from '../webhooks/webhook-receiver';
+import { request, type Reply } from './fault-http';
 import { freePort, herald, startApiProcess, type ApiProcess } from './herald-process';
 import { startWorkerProcess, waitUntil, workerEnv, type WorkerProcess } from './worker-process';
 
@@ -22,6 +23,8 @@ const BIN = join(__dirname, '..', '..', 'bin', 'herald.js');
 /** How long a role may take to start: the machine is shared, and a scenario starts three at once. */
 const READY_TIMEOUT_MS = 60_000;
 const SINK_HOSTS = Array.from({ length: 12 }, (_, i) => `127.0.0.${i + 40}`);
+export { request, type Reply } from './fault-http';
+
 export const FAULT_ROLES = ['api', 'worker', 'webhooks'] as const;
 export type FaultRole = (typeof FAULT_ROLES)[number];
 export type FaultService = 'postgres' | 'redis' | 'nats';
@@ -242,36 +245,6 @@ export class FaultWorld {
   private route(domain: string, address: string): void {
     this.dns.set(domain, 'MX', [{ exchange: `mx.${domain}`, priority: 10 }]);
     this.dns.set(`mx.${domain}`, 'A', [address]);
-  }
-}
-
-export interface Reply {
-  status: number;
-  body: any;
-  headers: Headers | null;
-}
-
-/** A request to a Herald API; network errors (a dead or cut API, a timeout) come back as status 0. */
-export async function request(
-  url: string,
-  token: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-  timeoutMs = 10_000,
-): Promise<Reply> {
-  try {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
-  } catch (error) {
-    return { status: 0, body: { error: (error as Error).message }, headers: null };
   }
 }
 
