@@ -22,8 +22,4 @@ module.exports = {
   moduleNameMapper: { '^@herald/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
   globalSetup: '<rootDir>/test/global-setup.ts',
   testTimeout: 60000,
-  // Known leak (issue 17): after the fault suites (test/faults), whose roles run as child
-  // processes behind TCP proxies, something keeps the jest process busy once every test has
-  // finished, so it never exits. Until it is found, jest exits when the run is complete.
-  forceExit: true,
 };

@@ -37,7 +37,7 @@ const API_ROUTES = [
   'post /webhooks/{id}/events/{eventId}/replay',
   'get /webhooks/{id}/events/{eventId}/attempts',
 ];
-const OPERATOR_ROUTES = ['get /health/live', 'get /health/ready', 'get /metrics', 'get /openapi.json'];
+const OPERATOR_ROUTES = ['get /health/live', 'get /health/ready', 'get /openapi.json'];
 const SEND_ROUTES = ['post /emails', 'post /emails/batch'];
 const REQUEST_BODIES: Record<string, string> = {
   'post /emails': 'SendEmailRequest',

@@ -1,3 +1,4 @@
+import { OpsServer } from '@herald/observability';
 import { Resend } from 'resend';
 import { call, startTestApi, TestApi, TestTeam, UUID } from '../support/api-harness';
 import { NatsProbe } from '../support/nats-probe';
@@ -196,12 +197,14 @@ describe('the resend SDK against Herald', () => {
     expect(await call(api.url, acme.token, 'GET', '//emails')).toMatchObject({ status: 200 });
   });
 
-  it('serves its OpenAPI document, health and metrics', async () => {
+  it('serves its OpenAPI document and health, and its metrics on the ops port only', async () => {
     const doc = await call(api.url, null, 'GET', '/openapi.json');
     expect(doc.status).toBe(200);
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/emails', '/emails/batch', '/emails/{id}', '/api-keys']));
     expect(await call(api.url, null, 'GET', '/health/ready')).toMatchObject({ status: 200, body: { status: 'ok' } });
-    const metrics = await fetch(`${api.url}/metrics`);
+    // Metrics are for operators: on the ops port, not on the public API port.
+    expect((await fetch(`${api.url}/metrics`)).status).toBe(404);
+    const metrics = await fetch(`http://127.0.0.1:${api.app.get(OpsServer).port()}/metrics`);
     const text = await metrics.text();
     expect(text).toContain('herald_http_request_duration_seconds');
     expect(text).toMatch(/herald_emails_accepted_total\{[^}]*endpoint="POST \/emails"[^}]*\} [1-9]/);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { resetSocket } from '@herald/testing';
 
 jest.setTimeout(30_000);
 
@@ -52,7 +53,7 @@ describe('the bounce MX survives connection resets', () => {
       socket.on('error', () => undefined);
       socket.write('EHLO client.test\r\nMAIL FROM:<>\r\n');
       await new Promise((resolve) => setTimeout(resolve, 150));
-      socket.resetAndDestroy();
+      resetSocket(socket);
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(child.exitCode).toBeNull();

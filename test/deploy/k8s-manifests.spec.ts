@@ -93,7 +93,7 @@ function checkRegion(objects: K8sObject[]): void {
     expect({ where, scrape: annotations['prometheus.io/scrape'], port: annotations['prometheus.io/port'] }).toEqual({
       where,
       scrape: 'true',
-      port: String(healthPort),
+      port: '9464',
     });
 
     for (const kind of ['requests', 'limits'] as const) {

@@ -3,9 +3,9 @@ import { startPrivateStack, type PrivateStack } from '@herald/testing';
 import { emailsByKey, keyedLoad, keyMismatches } from '../support/fault-load';
 import { expectLedger, printLedger, settleLedger } from '../support/fault-ledger';
 import { FaultWorld, request } from '../support/fault-world';
-import { crashAfterCommit, startApiProcess } from '../support/herald-process';
+import { CRASH_AFTER_COMMIT } from '../support/herald-process';
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000);
 
 const KILLS = 5;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,7 +33,7 @@ describe('fault 2: kill -9 the API between commit and response', () => {
     world = await FaultWorld.start(stack);
     const sink = await world.sink('inbox.commit.test');
     // The API that dies answers on its own address; the retry reaches a surviving one (behind a load balancer, say).
-    const [{ team }, doomed] = await Promise.all([world.startRoles('commit'), startApiProcess(crashAfterCommit(world.env('api')))]);
+    const [{ team }, doomed] = await Promise.all([world.startRoles('commit'), world.extraApi(CRASH_AFTER_COMMIT)]);
     const key = randomUUID();
     const body = { from: team.from, to: 'jane@inbox.commit.test', subject: 'Once', text: 'exactly once' };
     const first = await request(doomed.url, team.token, 'POST', '/emails', body, { 'idempotency-key': key });
@@ -68,7 +68,8 @@ describe('fault 2: kill -9 the API between commit and response', () => {
       await sleep(randomInt(300, 1_200));
       api.child.kill('SIGKILL');
       await api.exited;
-      await world.expireInFlightMarkers();
+      // The markers of the requests the kill cut off die at their deadline (2 s here), by then
+      // usually before the new API answers: their retries proceed, or replay a commit.
       api = await world.api();
     }
     await load.stop();
@@ -86,7 +87,8 @@ describe('fault 2: kill -9 the API between commit and response', () => {
     });
     printLedger(`2b ${KILLS} random kills of the API under keyed load (answers ${JSON.stringify(load.statuses)}, ${replayed} replayed)`, ledger, 0);
     expect(wrong).toEqual([]);
-    expect(Object.keys(load.statuses).sort()).toEqual(['0', '200']);
+    // Refused while the API is down, 200 after; a retry that beat a dead request's deadline gets 409 (retryable).
+    expect(Object.keys(load.statuses).filter((status) => !['0', '200', '409'].includes(status))).toEqual([]);
     expectLedger(ledger, 0);
   });
 });

@@ -3,7 +3,7 @@ import { expectLedger, printLedger, settleLedger } from '../support/fault-ledger
 import { keyedLoad, keyMismatches } from '../support/fault-load';
 import { FaultWorld } from '../support/fault-world';
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SUPPRESSED = Array.from({ length: 5 }, (_, i) => `gone${i}@inbox.redis.test`);

@@ -1,28 +1,12 @@
 import { startPrivateStack, type PrivateStack } from '@herald/testing';
 import { expectLedger, printLedger, settleLedger } from '../support/fault-ledger';
-import { FaultWorld, type FaultTeam } from '../support/fault-world';
+import { sendAll } from '../support/fault-load';
+import { FaultWorld } from '../support/fault-world';
 import { waitUntil } from '../support/worker-process';
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Sends one email per address in batches; returns what was answered 200 (id → recipients). */
-async function sendAll(world: FaultWorld, team: FaultTeam, addresses: string[]): Promise<Map<string, string[]>> {
-  const accepted = new Map<string, string[]>();
-  for (let i = 0; i < addresses.length; i += 50) {
-    const batch = addresses.slice(i, i + 50);
-    const { status, body } = await world.call(
-      team.token,
-      'POST',
-      '/emails/batch',
-      batch.map((to) => ({ from: team.from, to, subject: `for ${to}`, text: 'hi' })),
-    );
-    if (status !== 200) throw new Error(`POST /emails/batch: ${status} ${JSON.stringify(body)}`);
-    (body.data as { id: string }[]).forEach(({ id }, n) => accepted.set(id, [batch[n]]));
-  }
-  return accepted;
-}
 
 /** Recipients claimed by a worker and not yet recorded. */
 const sending = async (world: FaultWorld, ids: string[]) =>

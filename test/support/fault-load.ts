@@ -64,6 +64,12 @@ export function keyedLoad(
     }
   };
   const clients = Array.from({ length: options.clients ?? 4 }, () => client());
+  // A scenario that fails before stop() must not leave its clients looping after it.
+  world.onClose(async () => {
+    running = false;
+    giveUpAt = 0;
+    await Promise.all(clients);
+  });
   return {
     sends,
     statuses,
@@ -100,4 +106,21 @@ export async function keyMismatches(world: FaultWorld, teamId: string, load: Key
   const known = new Set(load.sends.map((s) => s.key));
   for (const key of stored.keys()) if (!known.has(key)) wrong.push({ key, stored: stored.get(key)!.ids, answered: 'never sent' });
   return wrong;
+}
+
+/** Sends one email per address in batches; returns what was answered 200 (id → recipients). */
+export async function sendAll(world: FaultWorld, team: FaultTeam, addresses: string[]): Promise<Map<string, string[]>> {
+  const accepted = new Map<string, string[]>();
+  for (let i = 0; i < addresses.length; i += 50) {
+    const batch = addresses.slice(i, i + 50);
+    const { status, body } = await world.call(
+      team.token,
+      'POST',
+      '/emails/batch',
+      batch.map((to) => ({ from: team.from, to, subject: `for ${to}`, text: 'hi' })),
+    );
+    if (status !== 200) throw new Error(`POST /emails/batch: ${status} ${JSON.stringify(body)}`);
+    (body.data as { id: string }[]).forEach(({ id }, n) => accepted.set(id, [batch[n]]));
+  }
+  return accepted;
 }

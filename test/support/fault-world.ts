@@ -2,7 +2,6 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { createClient } from 'redis';
 import { HeraldConfig } from '@herald/config';
 import {
   freeSharedPort,
@@ -16,11 +15,16 @@ import {
   type PrivateStack,
 } from '@herald/testing';
 import { WebhookReceiver } from '../webhooks/webhook-receiver';
+import { request, type Reply } from './fault-http';
 import { freePort, herald, startApiProcess, type ApiProcess } from './herald-process';
 import { startWorkerProcess, waitUntil, workerEnv, type WorkerProcess } from './worker-process';
 
 const BIN = join(__dirname, '..', '..', 'bin', 'herald.js');
+/** How long a role may take to start: the machine is shared, and a scenario starts three at once. */
+const READY_TIMEOUT_MS = 60_000;
 const SINK_HOSTS = Array.from({ length: 12 }, (_, i) => `127.0.0.${i + 40}`);
+export { request, type Reply } from './fault-http';
+
 export const FAULT_ROLES = ['api', 'worker', 'webhooks'] as const;
 export type FaultRole = (typeof FAULT_ROLES)[number];
 export type FaultService = 'postgres' | 'redis' | 'nats';
@@ -40,6 +44,7 @@ const FAST: Record<string, string> = {
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8',
   WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1',
+  IDEMPOTENCY_IN_FLIGHT_SECONDS: '2',
 };
 
 export interface FaultTeam {
@@ -64,6 +69,7 @@ export interface RoleProcess {
 export class FaultWorld {
   readonly sinks: (MxSink | ScriptedMx)[] = [];
   readonly roles: { stop(signal?: NodeJS.Signals): Promise<unknown> }[] = [];
+  private readonly closers: (() => Promise<unknown>)[] = [];
   private nextHost = 0;
 
   private constructor(
@@ -73,7 +79,7 @@ export class FaultWorld {
     readonly mxPort: number,
     readonly proxies: Record<`${FaultRole}.${FaultService}`, TcpProxy>,
     readonly receiver: WebhookReceiver,
-    readonly db: Client,
+    private client: Client,
     readonly apiPort: number,
     private readonly overrides: Record<string, string>,
   ) {}
@@ -87,12 +93,19 @@ export class FaultWorld {
     for (const role of FAULT_ROLES) {
       for (const [service, port] of Object.entries(targets)) proxies[`${role}.${service as FaultService}`] = await TcpProxy.start({ port });
     }
-    const db = new Client({ connectionString: stack.urls.DATABASE_URL });
-    // A scenario may kill Postgres under this connection; its queries fail loudly, the event need not.
-    db.on('error', () => undefined);
-    await db.connect();
-    await db.query(`SET search_path TO "${isolated.config.DATABASE_SCHEMA}"`);
+    const db = await connectDb(stack, isolated.config.DATABASE_SCHEMA);
     return new FaultWorld(stack, isolated, dns, mxPort, proxies, await WebhookReceiver.start(), db, await freePort(), overrides);
+  }
+
+  /** The scenario's own connection to its schema (not through any proxy). */
+  get db(): Client {
+    return this.client;
+  }
+
+  /** A new connection for `db`, after a scenario killed Postgres under the old one. */
+  async reconnectDb(): Promise<void> {
+    await this.client.end().catch(() => undefined);
+    this.client = await connectDb(this.stack, this.config.DATABASE_SCHEMA);
   }
 
   get config(): HeraldConfig {
@@ -113,7 +126,14 @@ export class FaultWorld {
 
   /** `herald api` on the scenario's fixed port (a restarted API answers at the same address). */
   async api(extra: Record<string, string> = {}): Promise<ApiProcess> {
-    const api = await startApiProcess(this.env('api', extra), this.apiPort);
+    const api = await startApiProcess(this.env('api', extra), this.apiPort, READY_TIMEOUT_MS);
+    this.roles.push(api);
+    return api;
+  }
+
+  /** Another `herald api` beside the scenario's, on a free port (one to be killed, say). */
+  async extraApi(extra: Record<string, string> = {}): Promise<ApiProcess> {
+    const api = await startApiProcess(this.env('api', extra), undefined, READY_TIMEOUT_MS);
     this.roles.push(api);
     return api;
   }
@@ -123,7 +143,7 @@ export class FaultWorld {
   }
 
   async worker(extra: Record<string, string> = {}, options: { waitReady?: boolean } = {}): Promise<WorkerProcess> {
-    const worker = await startWorkerProcess(this.env('worker', extra), options);
+    const worker = await startWorkerProcess(this.env('worker', extra), { readyTimeoutMs: READY_TIMEOUT_MS, ...options });
     this.roles.push(worker);
     return worker;
   }
@@ -150,7 +170,7 @@ export class FaultWorld {
           (r) => r.ok,
           () => false,
         ),
-      30_000,
+      READY_TIMEOUT_MS,
       100,
     );
     const domain = `${name}.acme.test`;
@@ -165,35 +185,28 @@ export class FaultWorld {
 
   /** The usual start of a scenario: api, worker and webhooks roles and a team, side by side. */
   async startRoles(name: string): Promise<{ team: FaultTeam; api: ApiProcess; worker: WorkerProcess; webhooks: RoleProcess }> {
-    const [team, api, worker, webhooks] = await Promise.all([this.team(name), this.api(), this.worker(), this.webhooks()]);
+    // Settled, not Promise.all: when one start fails, the others still register their process
+    // before the scenario's close() runs, or they would outlive the scenario.
+    const started = await Promise.allSettled([this.team(name), this.api(), this.worker(), this.webhooks()] as const);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [team, api, worker, webhooks] = started.map((s) => (s as PromiseFulfilledResult<unknown>).value) as [
+      FaultTeam,
+      ApiProcess,
+      WorkerProcess,
+      RoleProcess,
+    ];
     return { team, api, worker, webhooks };
+  }
+
+  /** Registers what must stop at close() even when the scenario failed half-way (a client load). */
+  onClose(stop: () => Promise<unknown>): void {
+    this.closers.push(stop);
   }
 
   /** A raw request to the API: network errors (a dead or cut API) come back as status 0. */
   call(token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<Reply> {
     return request(this.apiUrl(), token, method, path, body, headers, timeoutMs);
-  }
-
-  /**
-   * Lets the idempotency markers of requests a killed API left in flight run out now, as their
-   * 60 s (IN_FLIGHT_TTL_MS) would: compressed time, so a scenario stays bounded. Only for when no
-   * API is running, so every in-flight marker is a dead request's. Returns how many there were.
-   */
-  async expireInFlightMarkers(): Promise<number> {
-    const redis = createClient({ url: this.stack.urls.REDIS_URL });
-    await redis.connect();
-    try {
-      let expired = 0;
-      for await (const keys of redis.scanIterator({ MATCH: `${this.config.REDIS_PREFIX}idempotency:*`, COUNT: 1000 })) {
-        for (const key of keys) {
-          const value = await redis.get(key);
-          if (value && (JSON.parse(value) as { state?: string }).state === 'in_flight') expired += await redis.pExpire(key, 1);
-        }
-      }
-      return expired;
-    } finally {
-      await redis.quit();
-    }
   }
 
   /** An MX sink (smtp-server) for `domain`, on the next loopback address. */
@@ -213,12 +226,13 @@ export class FaultWorld {
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled(this.closers.map((stop) => stop()));
     await Promise.allSettled(this.roles.map((r) => r.stop('SIGKILL')));
     await Promise.allSettled(this.sinks.map((s) => s.close()));
     await Promise.allSettled(Object.values(this.proxies).map((p) => p.close()));
     await this.receiver.close();
     await this.dns.close();
-    await this.db.end();
+    await this.client.end().catch(() => undefined);
     await this.isolated.cleanup().catch(() => undefined);
   }
 
@@ -234,34 +248,13 @@ export class FaultWorld {
   }
 }
 
-export interface Reply {
-  status: number;
-  body: any;
-  headers: Headers | null;
-}
-
-/** A request to a Herald API; network errors (a dead or cut API, a timeout) come back as status 0. */
-export async function request(
-  url: string,
-  token: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-  timeoutMs = 10_000,
-): Promise<Reply> {
-  try {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
-  } catch (error) {
-    return { status: 0, body: { error: (error as Error).message }, headers: null };
-  }
+async function connectDb(stack: PrivateStack, schema: string): Promise<Client> {
+  const db = new Client({ connectionString: stack.urls.DATABASE_URL });
+  // A scenario may kill Postgres under this connection; its queries fail loudly, the event need not.
+  db.on('error', () => undefined);
+  await db.connect();
+  await db.query(`SET search_path TO "${schema}"`);
+  return db;
 }
 
 /** A role without HTTP (`herald webhooks`) as a child process, ready once its ops port says so. */
@@ -275,7 +268,7 @@ async function startOpsRole(role: 'webhooks', env: NodeJS.ProcessEnv): Promise<R
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;
   };
-  await waitUntil(
+  const ready = waitUntil(
     `herald ${role} ready`,
     async () => {
       if (child.exitCode !== null) throw new Error(`herald ${role} exited early: ${stderr}`);
@@ -284,8 +277,12 @@ async function startOpsRole(role: 'webhooks', env: NodeJS.ProcessEnv): Promise<R
         () => false,
       );
     },
-    30_000,
+    READY_TIMEOUT_MS,
     100,
   );
+  await ready.catch(async (error) => {
+    await stop('SIGKILL');
+    throw error;
+  });
   return { child, exited, stderr: () => stderr, stop };
 }

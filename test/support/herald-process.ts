@@ -55,18 +55,17 @@ export interface ApiProcess {
   stop(signal?: NodeJS.Signals): Promise<[number | null, NodeJS.Signals | null]>;
 }
 
-/** Starts `herald api` as a real child process (on a free port unless told) and waits until it is ready. */
-/**
- * The environment of a role that kills itself (SIGKILL) right after an accepted email commits,
- * before it is published or answered: a failpoint preloaded from test/support/failpoints.
- */
+/** A failpoint preloaded into a role: it kills itself (SIGKILL) right after an accepted email commits, before it is published or answered. */
+export const CRASH_AFTER_COMMIT = { NODE_OPTIONS: `--require ${join(__dirname, 'failpoints', 'crash-after-commit.js')}` };
+
+/** `env` with the crash-after-commit failpoint added. */
 export function crashAfterCommit(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const failpoint = join(__dirname, 'failpoints', 'crash-after-commit.js');
-  return { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${failpoint}`.trim() };
+  return { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} ${CRASH_AFTER_COMMIT.NODE_OPTIONS}`.trim() };
 }
 
-export async function startApiProcess(env: NodeJS.ProcessEnv, port?: number): Promise<ApiProcess> {
-  return startServing('api', env, port ?? (await freePort()));
+/** Starts `herald api` as a real child process (on a free port unless told) and waits until it is ready. */
+export async function startApiProcess(env: NodeJS.ProcessEnv, port?: number, readyTimeoutMs?: number): Promise<ApiProcess> {
+  return startServing('api', env, port ?? (await freePort()), readyTimeoutMs);
 }
 
 /**

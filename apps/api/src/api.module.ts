@@ -6,7 +6,7 @@ import { EmailsModule } from '@herald/emails';
 import { DispatchReconcilerModule, MessagesModule } from '@herald/messages';
 import { IdempotencyPurgerModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
-import { LoggingOptions, ObservabilityHttpModule } from '@herald/observability';
+import { LoggingOptions, ObservabilityHttpModule, OpsServerModule } from '@herald/observability';
 import { RuntimeModule } from '@herald/runtime';
 import { WebhooksModule } from '@herald/webhooks';
 import { SuppressionsModule } from '@herald/suppressions';
@@ -31,6 +31,8 @@ export class ApiModule {
       imports: [
         RuntimeModule.forRole('api', config, logging),
         ObservabilityHttpModule,
+        // Metrics on the ops port, never on the public API port.
+        OpsServerModule,
         AccountsModule,
         LimitsModule,
         EmailsModule,

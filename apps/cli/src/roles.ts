@@ -58,15 +58,15 @@ const REGIONAL_ROLES = ['worker', 'webhooks'] as const satisfies readonly RoleNa
  * HERALD_REGION); a worker and a webhooks consumer run for every region in HERALD_REGIONS, the
  * regions POST /domains accepts, so no accepted domain's mail waits for a worker that is not
  * running. A region's worker and webhooks connect to NATS_REGION_URLS[region] if set (a local
- * supercluster: their own region's servers), else to NATS_URL. The roles without HTTP get
- * consecutive ops ports after OPS_PORT so they do not collide.
+ * supercluster: their own region's servers), else to NATS_URL. Each role's ops server gets its
+ * own port, consecutive from OPS_PORT, so they do not collide.
  */
 export async function startAll(config: HeraldConfig): Promise<Started[]> {
   const started: Started[] = [];
   let opsPort = config.OPS_PORT;
   const nextOpsPort = () => (config.OPS_PORT === 0 ? 0 : opsPort++);
   try {
-    for (const role of SHARED_ROLES) started.push(await startRole(role, role === 'api' ? config : { ...config, OPS_PORT: nextOpsPort() }));
+    for (const role of SHARED_ROLES) started.push(await startRole(role, { ...config, OPS_PORT: nextOpsPort() }));
     for (const region of servedRegionsInOrder(config)) {
       const NATS_URL = config.NATS_REGION_URLS[region] ?? config.NATS_URL;
       for (const role of REGIONAL_ROLES) started.push(await startRole(role, { ...config, HERALD_REGION: region, NATS_URL, OPS_PORT: nextOpsPort() }));

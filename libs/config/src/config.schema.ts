@@ -76,9 +76,22 @@ export const configSchema = z
      */
     LIMITS_FALLBACK_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
     IDEMPOTENCY_TTL_SECONDS: int(60, 7 * 86400).default(86400),
+    /**
+     * How long an idempotency key stays claimed by a request that neither completes nor abandons
+     * it (its process died, or its claim reached Redis only after it gave up): the in-flight
+     * marker's deadline, counted from the request's start. A request still running past it is
+     * not cut off; Postgres's primary key settles a retry that overtakes it (libs/idempotency).
+     */
+    IDEMPOTENCY_IN_FLIGHT_SECONDS: int(1, 600).default(10),
     API_KEY_CACHE_SECONDS: int(0, 3600).default(30),
 
     DISPATCH_GRACE_SECONDS: int(1, 3600).default(30),
+    /**
+     * How long the answer to an accepted send waits for the broker to ack its send commands. The
+     * emails are committed (with their outbox row) before; past this the answer goes out and the
+     * outbox relay publishes what was not acked. Bounds the API's latency while NATS is down.
+     */
+    DISPATCH_WAIT_MS: int(0, 60_000).default(1000),
     RECONCILE_INTERVAL_MS: int(50, 600_000).default(5000),
     RECONCILE_BATCH_SIZE: int(1, 10_000).default(500),
 

@@ -1,4 +1,4 @@
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isPostgresUnreachable, postgresUnavailable } from './postgres-unavailable';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
@@ -14,6 +14,7 @@ describe('isPostgresUnreachable', () => {
     ['a connection exception', withCode('connection failure', '08006')],
     ['too many connections', withCode('sorry, too many clients already', '53300')],
     ['the same, wrapped by TypeORM', new QueryFailedError('SELECT 1', [], withCode('read ECONNRESET', 'ECONNRESET'))],
+    ['a transaction whose connection TypeORM released when it failed', new QueryRunnerProviderAlreadyReleasedError()],
   ])('is true for %s', (_name, error) => {
     expect(isPostgresUnreachable(error)).toBe(true);
   });

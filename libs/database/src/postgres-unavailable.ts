@@ -18,6 +18,14 @@ const LOST_CONNECTION =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection unexpectedly ended)/;
 
 /**
+ * TypeORM's error for a query on a transaction whose connection it released: it releases the
+ * query runner when that connection fails (Postgres crashed or was cut mid-transaction), and the
+ * transaction's next statement then throws this instead of a connection error. Seen as a 500 in
+ * fault scenario 15 (Postgres killed under load).
+ */
+const RELEASED_RUNNER = 'QueryRunnerProviderAlreadyReleasedError';
+
+/**
  * True when a query failed because Postgres could not be reached (the pool could not connect, the
  * connection was reset or cut mid-query, the server is shutting down), rather than because of
  * the query. TypeORM wraps the driver's error in `driverError`.
@@ -25,6 +33,7 @@ const LOST_CONNECTION =
 export function isPostgresUnreachable(error: unknown): boolean {
   const cause = (error as { driverError?: unknown } | null)?.driverError ?? error;
   if (!(cause instanceof Error)) return false;
+  if (cause.name === RELEASED_RUNNER) return true;
   const code = (cause as { code?: unknown }).code;
   if (typeof code === 'string' && (SOCKET_CODES.has(code) || UNAVAILABLE_STATE.test(code))) return true;
   return LOST_CONNECTION.test(cause.message);

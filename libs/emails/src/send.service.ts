@@ -48,7 +48,7 @@ export class SendService {
   private readonly accepted;
 
   constructor(
-    @Inject(EMAILS_CONFIG.token) config: EmailsConfig,
+    @Inject(EMAILS_CONFIG.token) private readonly config: EmailsConfig,
     private readonly emails: EmailStore,
     private readonly writer: EmailWriter,
     private readonly dispatcher: Dispatcher,
@@ -146,7 +146,8 @@ export class SendService {
       reserved = null;
       this.accepted.inc({ endpoint, source }, rows.length);
 
-      await this.dispatcher.dispatch(rows.filter((r) => !r.email.scheduledAt));
+      // Committed already: a broker that does not ack in time delays the answer no further (the outbox relays).
+      await atMost(this.dispatcher.dispatch(rows.filter((r) => !r.email.scheduledAt)), this.config.DISPATCH_WAIT_MS);
       this.events.publish(events);
       // complete() never throws: the Postgres record backs the key if Redis misses it.
       if (lease) await this.idempotency.complete(lease, 200, response);
@@ -226,4 +227,11 @@ function orThrow<T>(result: Validated<T>, where = ''): T {
 function prefixed(error: unknown, where: string): unknown {
   if (!where || !isHeraldError(error)) return error;
   return new HeraldError(error.code, `${where}${error.message}`, error.retryAfterSeconds);
+}
+
+/** Waits for `work` (which never rejects), but no longer than `ms`; the work goes on regardless. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -5,8 +5,9 @@ import { RedisService } from '@herald/redis';
 import { IsolatedConfig, isolatedConfig, purgeRedisPrefix } from '@herald/testing';
 import { ageRecords, bootIdempotency, createTeam, registryKeys } from '../../../test/support/idempotency-world';
 import { IdempotencyRecords, isIdempotencyConflict } from './idempotency-records.repository';
-import { IN_FLIGHT_TTL_MS, IdempotencyService } from './idempotency.service';
+import { IdempotencyService } from './idempotency.service';
 import { Begin, IdempotencyScope, Lease } from './idempotency.types';
+import { decodeEntry, encodeInFlight } from './registry-entry.codec';
 
 const ENDPOINT = 'POST /emails';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -73,7 +74,7 @@ describe('IdempotencyService', () => {
     const redis = app.get(RedisService).client;
     const inFlight = await redis.pTTL(key);
     expect(inFlight).toBeGreaterThan(0);
-    expect(inFlight).toBeLessThanOrEqual(IN_FLIGHT_TTL_MS);
+    expect(inFlight).toBeLessThanOrEqual(env.config.IDEMPOTENCY_IN_FLIGHT_SECONDS * 1000);
     await commitSend(lease, { id: 'e' });
     expect(await redis.pTTL(key)).toBeGreaterThan(env.config.IDEMPOTENCY_TTL_SECONDS * 1000 - 60_000);
   });
@@ -164,6 +165,31 @@ describe('IdempotencyService', () => {
     expect(await service.complete(crashed, 200, { id: 'crashed' })).toBe(false);
     expect(await service.abandon(crashed)).toBe(false);
     expect(await codeOf(service.begin(s, 'h1'))).toBe('concurrent_idempotent_requests');
+    await commitSend(retry, { id: 'retry' });
+    await expect(service.begin(s, 'h1')).resolves.toMatchObject({ body: { id: 'retry' } });
+  });
+
+  it('gives the marker a deadline counted from its request, which a later claim honours over the TTL', async () => {
+    const s = scope();
+    const before = Date.now();
+    const dead = leaseOf(await service.begin(s, 'h1'));
+    const [key] = await registryKeys(app, teamId);
+    const redis = app.get(RedisService).client;
+    const marker = decodeEntry((await redis.get(key))!);
+    expect(marker).toMatchObject({ state: 'in_flight', token: dead.token });
+    expect(dead.deadline).toBeGreaterThanOrEqual(before + env.config.IDEMPOTENCY_IN_FLIGHT_SECONDS * 1000);
+    expect(marker.state === 'in_flight' && marker.deadline).toBe(dead.deadline);
+    expect(await codeOf(service.begin(s, 'h1'))).toBe('concurrent_idempotent_requests');
+
+    // A claim a partition delivered late: its request started (and gave up) long ago, so its
+    // deadline has passed while Redis would keep it for another minute.
+    const late = encodeInFlight('h1', dead.token, Date.now() - 1);
+    await redis.set(key, late, { PX: 60_000 });
+    const retry = leaseOf(await other.get(IdempotencyService).begin(s, 'h1'));
+    expect(retry.token).not.toBe(dead.token);
+    // The dead request cannot complete or free what is now the retry's.
+    expect(await service.complete(dead, 200, { id: 'dead' })).toBe(false);
+    expect(await service.abandon(dead)).toBe(false);
     await commitSend(retry, { id: 'retry' });
     await expect(service.begin(s, 'h1')).resolves.toMatchObject({ body: { id: 'retry' } });
   });

@@ -8,13 +8,6 @@ import { Begin, IdempotencyScope, Lease, Replay } from './idempotency.types';
 import { RegistryEntry, decodeEntry, encodeDone, encodeInFlight } from './registry-entry.codec';
 import { claimScript, releaseScript, swapScript } from './registry.scripts';
 
-/**
- * How long a key stays claimed by a request that neither completes nor abandons it (a crashed
- * process). Long enough for any send to commit; the Postgres primary key still guards a request
- * slower than this (see README).
- */
-export const IN_FLIGHT_TTL_MS = 60_000;
-
 const DIFFERENT_PAYLOAD = 'Same idempotency key used with a different request payload. Please use a new key.';
 const IN_PROGRESS = 'Another request with the same idempotency key is currently in progress. Please retry later.';
 const UNCHECKED =
@@ -30,6 +23,7 @@ const UNCHECKED =
 export class IdempotencyService {
   private readonly logger = new Logger(IdempotencyService.name);
   private readonly ttlMs: number;
+  private readonly inFlightMs: number;
 
   constructor(
     private readonly redis: RedisService,
@@ -37,6 +31,7 @@ export class IdempotencyService {
     @Inject(IDEMPOTENCY_CONFIG.token) config: IdempotencyConfig,
   ) {
     this.ttlMs = config.IDEMPOTENCY_TTL_SECONDS * 1000;
+    this.inFlightMs = config.IDEMPOTENCY_IN_FLIGHT_SECONDS * 1000;
   }
 
   /**
@@ -50,10 +45,14 @@ export class IdempotencyService {
    * when it has a marker, Postgres is asked whether that request committed (answerInFlight).
    */
   async begin(scope: IdempotencyScope, requestHash: string): Promise<Begin> {
-    const lease: Lease = { scope, requestHash, token: randomUUID() };
+    // The marker's deadline is counted from now, the request's start, not from when the claim
+    // reaches Redis: a claim a partition delivers late (its request long answered 503) holds the
+    // key only until then. Its TTL, counted by Redis from the claim, ends it too, whichever is first.
+    const now = Date.now();
+    const lease: Lease = { scope, requestHash, token: randomUUID(), deadline: now + this.inFlightMs };
     let existing: unknown;
     try {
-      existing = await claimScript.run(this.redis, [this.redisKey(scope)], [encodeInFlight(requestHash, lease.token), IN_FLIGHT_TTL_MS]);
+      existing = await claimScript.run(this.redis, [this.redisKey(scope)], [this.marker(lease), this.inFlightMs, now]);
     } catch (error) {
       if (!isRedisUnavailable(error)) throw error;
       return this.beginWithoutRedis(scope, requestHash);
@@ -170,7 +169,7 @@ export class IdempotencyService {
   }
 
   private marker(lease: Lease): string {
-    return encodeInFlight(lease.requestHash, lease.token);
+    return encodeInFlight(lease.requestHash, lease.token, lease.deadline);
   }
 
   /**

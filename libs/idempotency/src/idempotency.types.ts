@@ -17,6 +17,8 @@ export interface Lease {
   readonly scope: IdempotencyScope;
   readonly requestHash: string;
   readonly token: string;
+  /** When the marker stops holding the key (ms since the epoch, by the claiming process's clock). */
+  readonly deadline: number;
 }
 
 /** The first response for the key, to be sent again as is (status and body). */

@@ -2,7 +2,17 @@ import { Controller, Get, Module, OnModuleInit, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigModule, loadConfig } from '@herald/config';
-import { HealthRegistry, installHttpMetrics, Logger, MetricsService, ObservabilityHttpModule, ObservabilityModule, requestIdOptions } from './index';
+import { Registry } from 'prom-client';
+import {
+  HealthRegistry,
+  installHttpMetrics,
+  Logger,
+  METRICS_REGISTRY,
+  MetricsService,
+  ObservabilityHttpModule,
+  ObservabilityModule,
+  requestIdOptions,
+} from './index';
 
 /** What the fake Redis check does on the next probe. */
 let redis: 'up' | 'down' | 'hang' = 'up';
@@ -41,6 +51,7 @@ class ApiModule {}
 describe('ObservabilityHttpModule on a Fastify application', () => {
   let app: NestFastifyApplication;
   const get = (url: string, headers: Record<string, string> = {}) => app.getHttpAdapter().getInstance().inject({ method: 'GET', url, headers });
+  const scrape = () => app.get<Registry>(METRICS_REGISTRY).metrics();
   const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
   beforeAll(async () => {
@@ -90,19 +101,17 @@ describe('ObservabilityHttpModule on a Fastify application', () => {
     expect(res.json()).toEqual({ status: 'unavailable', checks: { postgres: 'up', redis: 'down' } });
   });
 
-  it('serves Prometheus text with Node metrics labelled by role and region', async () => {
-    const res = await get('/metrics');
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(res.body).toMatch(/^process_resident_memory_bytes\{role="api",region="eu-west-1"\} \d+/m);
-    expect(res.body).toMatch(/^nodejs_heap_size_used_bytes\{role="api",region="eu-west-1"\} \d+/m);
+  it('collects Node metrics labelled by role and region', async () => {
+    const body = await scrape();
+    expect(body).toMatch(/^process_resident_memory_bytes\{role="api",region="eu-west-1"\} \d+/m);
+    expect(body).toMatch(/^nodejs_heap_size_used_bytes\{role="api",region="eu-west-1"\} \d+/m);
   });
 
   it('records request durations by route pattern, not by URL', async () => {
     await get('/emails/0b1c2d');
     await get('/emails/3e4f5a');
     await get('/no/such/route');
-    const body = (await get('/metrics')).body;
+    const body = await scrape();
     expect(body).toContain('# TYPE herald_http_request_duration_seconds histogram');
     expect(body).toMatch(
       /^herald_http_request_duration_seconds_count\{role="api",region="eu-west-1",method="GET",route="\/emails\/:id",status="200"\} 2$/m,
@@ -137,7 +146,10 @@ describe('ObservabilityHttpModule on a Fastify application', () => {
   it('keeps probes and scrapes out of the request log', async () => {
     await get('/health/live');
     await get('/health/ready');
-    await get('/metrics');
     expect(records().filter((r) => r.msg === 'request completed')).toEqual([]);
+  });
+
+  it('keeps /metrics off the HTTP server of the role (the public API port): operators scrape the ops port', async () => {
+    expect((await get('/metrics')).statusCode).toBe(404);
   });
 });

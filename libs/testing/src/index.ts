@@ -10,5 +10,6 @@ export * from './private-postgres';
 export * from './private-nats';
 export * from './private-stack';
 export * from './tcp-proxy';
+export * from './reset-socket';
 export * from './scripted-mx';
 export * from './supercluster';

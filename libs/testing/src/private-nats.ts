@@ -30,7 +30,7 @@ export async function startPrivateNats(): Promise<PrivateNats> {
   let child: ChildProcess | null = null;
 
   const start = async () => {
-    child = await spawnServer('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], () => jetStreamAnswers(url), 15_000);
+    child = await spawnServer('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], () => jetStreamAnswers(url), 30_000);
   };
   const kill = async () => {
     const running = child;

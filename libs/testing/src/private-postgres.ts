@@ -52,9 +52,12 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       let stderr = '';
       started.stderr!.on('data', (d) => (stderr += d));
       child = started;
-      const deadline = Date.now() + 15_000;
+      const deadline = Date.now() + 30_000;
       while (started.exitCode === null && !(await answers(port))) {
-        if (Date.now() > deadline) throw new Error(`postgres on port ${port} did not answer: ${stderr}`);
+        if (Date.now() > deadline) {
+          started.kill('SIGKILL');
+          throw new Error(`postgres on port ${port} did not answer: ${stderr}`);
+        }
         await new Promise((r) => setTimeout(r, 50));
       }
       if (started.exitCode === null) return;

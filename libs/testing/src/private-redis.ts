@@ -33,7 +33,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
 
   const start = async () => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'];
-    child = await spawnServer('redis-server', args, () => answersPing(port), 10_000);
+    child = await spawnServer('redis-server', args, () => answersPing(port), 30_000);
   };
   const kill = async () => {
     const running = child;

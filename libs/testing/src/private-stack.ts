@@ -13,7 +13,14 @@ export interface PrivateStack {
 }
 
 export async function startPrivateStack(): Promise<PrivateStack> {
-  const [postgres, redis, nats] = await Promise.all([startPrivatePostgres(), startPrivateRedis(), startPrivateNats()]);
+  const started = await Promise.allSettled([startPrivatePostgres(), startPrivateRedis(), startPrivateNats()] as const);
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    // The servers that did start must not outlive the failed suite.
+    await Promise.allSettled(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    throw failed.reason;
+  }
+  const [postgres, redis, nats] = started.map((s) => (s as PromiseFulfilledResult<unknown>).value) as [PrivatePostgres, PrivateRedis, PrivateNats];
   return {
     postgres,
     redis,

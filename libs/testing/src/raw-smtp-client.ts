@@ -1,5 +1,6 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { resetSocket } from './reset-socket';
 
 /**
  * A byte-level SMTP client for asserting exact replies: write anything (pipelined commands,
@@ -145,7 +146,7 @@ export class RawSmtpClient {
 
   /** Drops the connection with a TCP reset, as a crashing client or a cut network does. */
   reset(): void {
-    this.tcp.resetAndDestroy();
+    resetSocket(this.tcp);
   }
 
   destroy(): void {

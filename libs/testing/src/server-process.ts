@@ -12,7 +12,10 @@ export async function spawnServer(command: string, args: string[], answers: () =
   const deadline = Date.now() + timeoutMs;
   while (!(await answers())) {
     if (child.exitCode !== null) throw new Error(`${command} exited: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`${command} did not answer within ${timeoutMs} ms: ${stderr}`);
+    if (Date.now() > deadline) {
+      await killServer(child);
+      throw new Error(`${command} did not answer within ${timeoutMs} ms: ${stderr}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return child;

@@ -1,4 +1,5 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { resetSocket } from './reset-socket';
 
 /**
  * What the proxy does to the traffic, switchable while connections are open:
@@ -77,8 +78,8 @@ export class TcpProxy {
   /** Resets (RST) every open connection, both sides; what a cut held is dropped. */
   reset(): void {
     for (const pair of this.pairs) {
-      pair.client.resetAndDestroy();
-      pair.upstream.resetAndDestroy();
+      resetSocket(pair.client);
+      resetSocket(pair.upstream);
     }
     this.pairs.clear();
   }
@@ -92,7 +93,7 @@ export class TcpProxy {
     this.connections++;
     client.on('error', () => undefined);
     if (this.mode === 'refuse') {
-      client.resetAndDestroy();
+      resetSocket(client);
       return;
     }
     const upstream = createConnection(this.target);

@@ -115,13 +115,6 @@ const OPERATOR_ROUTES: Record<string, OperationObject> = {
       503: { description: 'A dependency is down.', content: { 'application/json': { schema: schemaRef('Readiness') } } },
     },
   }),
-  '/metrics': publicGet({
-    operationId: 'getMetrics',
-    summary: 'Prometheus metrics',
-    responses: {
-      200: { description: 'The Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } },
-    },
-  }),
   [OPENAPI_PATH]: publicGet({
     operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI document',

@@ -1,0 +1,67 @@
+import { startPrivateStack, type PrivateStack } from '@herald/testing';
+import { expectLedger, printLedger, settleLedger } from '../support/fault-ledger';
+import { sendAll } from '../support/fault-load';
+import { FaultWorld } from '../support/fault-world';
+import { waitUntil } from '../support/worker-process';
+
+jest.setTimeout(150_000);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Scenario 11: a worker frozen (SIGSTOP) with transactions open, past its claims' lifetime
+ * (DELIVERY_CLAIM_SECONDS, 4 s here), while a second worker runs; then woken. Pass: the second
+ * worker takes the expired claims over and delivers them; the woken worker cannot record under
+ * its stale claims (each claim carries a token that recording checks), so every recipient has one
+ * final state and one set of webhook events; copies at the MX stay within the transactions the
+ * frozen worker had open.
+ */
+describe('fault 11: a worker paused past its claims, then woken', () => {
+  let stack: PrivateStack;
+  let world: FaultWorld;
+
+  beforeAll(async () => {
+    stack = await startPrivateStack();
+  });
+  afterAll(async () => {
+    await world?.close();
+    await stack?.stop();
+  });
+
+  it('the claims move to the live worker; the woken one records nothing twice', async () => {
+    world = await FaultWorld.start(stack);
+    const { team, worker } = await world.startRoles('pause');
+    const slow = (await world.sink('slow.pause.test')).behave({ delayMs: 1_500 });
+    const addresses = Array.from({ length: 16 }, (_, i) => `p${i}@slow.pause.test`);
+    const accepted = await sendAll(world, team, addresses);
+    await waitUntil('transactions open at the slow MX', () => slow.connections >= 4 || `${slow.connections} connections`, 30_000);
+    worker.child.kill('SIGSTOP');
+    const pausedAt = Date.now();
+    // What the frozen worker holds: the most that can go out twice.
+    const { rows } = await world.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM email_recipients WHERE email_id = ANY($1::uuid[]) AND status = 'sending'`,
+      [[...accepted.keys()]],
+    );
+    const claimedAtPause = rows[0].n;
+    // The MX answers the frozen worker's open transactions (it delivers what it took): those 250s
+    // wait unread in the frozen worker's sockets.
+    slow.behave('accept');
+    const second = await world.worker();
+    await sleep(Math.max(0, 8_000 - (Date.now() - pausedAt)));
+    const takenOver = slow.messages.length;
+    worker.child.kill('SIGCONT');
+
+    const ledger = await settleLedger({ db: world.db, accepted, sinks: [slow], webhooks: { receiver: world.receiver, teamId: team.id } });
+    printLedger(
+      `11 worker SIGSTOPped 8 s (claims 4 s) holding ${claimedAtPause} claimed recipients; ${takenOver} at the MX before it woke`,
+      ledger,
+      claimedAtPause,
+    );
+    expect(second.child.exitCode).toBeNull();
+    expect(worker.child.exitCode).toBeNull();
+    expect(ledger.delivered).toBe(addresses.length);
+    expect(claimedAtPause).toBeGreaterThan(0);
+    // Copies only of what the frozen worker held at the pause (SMTP is not exactly-once).
+    expectLedger(ledger, claimedAtPause);
+  });
+});
