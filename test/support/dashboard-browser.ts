@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { Client } from 'pg';
 import type { HeraldConfig } from '@herald/config';
@@ -43,4 +45,55 @@ export async function until(check: () => Promise<boolean>, what: string, timeout
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The DNS records a domain's page shows (its desktop table): type, name, value and MX priority, as a person would copy them. */
+export async function shownRecords(page: Page): Promise<{ type: string; name: string; value: string; priority?: number }[]> {
+  const rows = page.locator('table tbody tr');
+  await rows.first().waitFor();
+  const records: { type: string; name: string; value: string; priority?: number }[] = [];
+  for (let i = 0; i < (await rows.count()); i++) {
+    const cells = rows.nth(i).locator('td');
+    const typeCell = await cells.nth(1).innerText();
+    const priority = /priority (\d+)/.exec(typeCell)?.[1];
+    records.push({
+      type: typeCell.trim().split(/\s+/)[0]!,
+      name: (await cells.nth(2).innerText()).trim(),
+      value: (await cells.nth(3).innerText()).trim(),
+      ...(priority ? { priority: Number(priority) } : {}),
+    });
+  }
+  return records;
+}
+
+/**
+ * A local HTTP server standing in for the outside world: `/hook` answers a webhook delivery with
+ * 200, anything else (a remote image, a stylesheet) is counted in `remoteHits` and answered 404.
+ */
+export async function startOutsideWorld(): Promise<{ url: string; remoteHits: string[]; hooks: number; close(): Promise<void> }> {
+  const state = { remoteHits: [] as string[], hooks: 0 };
+  const server = createServer((request, response) => {
+    request.resume();
+    if (request.method === 'POST' && request.url === '/hook') {
+      state.hooks++;
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('received');
+      return;
+    }
+    state.remoteHits.push(`${request.method} ${request.url}`);
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    remoteHits: state.remoteHits,
+    get hooks() {
+      return state.hooks;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
