@@ -1,12 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { startTestApi, type TestApi } from '../support/api-harness';
 import { atBothWidths, ensureDashboardBuilt, launchBrowser, newContext } from '../support/browser';
+import { signInThroughForm, until, verifiedUser } from '../support/dashboard-browser';
 
 // The dashboard as the api role serves it, in Debian's chromium: the SPA and its fallback, its
 // headers, the sign-in and sign-up pages (rendered, keyboard-usable, no serious axe violation at
-// 1280 and 390 px), and an API error body shown as words. The JSON API (/dashboard/api/*) is not
-// in this branch, so its paths answer the real 404 of the api role; 401 and 5xx bodies are played
-// by page.route where a test says so.
+// 1280 and 390 px), and API errors shown as words: the real ones of the dashboard API (a wrong
+// password, a 404), and 401 and 5xx bodies played by page.route where a test says so.
 
 // Run in the page (strings: the test's TypeScript has no DOM types). The focused element's type
 // attribute or text; its label's text (without Mantine's required asterisk), aria-label or text.
@@ -18,6 +18,8 @@ const FOCUSED_LABEL = `(() => {
   return (label ?? element.getAttribute('aria-label') ?? element.textContent ?? '').replace(/\\s*\\*$/, '').trim();
 })()`;
 
+const ADA = { email: 'ada@example.com', password: 'correct horse battery' };
+
 describe('dashboard SPA (browser)', () => {
   let api: TestApi;
   let browser: Browser;
@@ -26,6 +28,7 @@ describe('dashboard SPA (browser)', () => {
     ensureDashboardBuilt();
     api = await startTestApi();
     browser = await launchBrowser();
+    await verifiedUser(api, ADA.email, ADA.password, 'Ada');
   }, 120_000);
 
   afterAll(async () => {
@@ -109,11 +112,20 @@ describe('dashboard SPA (browser)', () => {
       expect(violations).toEqual({ desktop: [], phone: [] });
     });
 
-    it('renders sign-up (the regions error in words) with no serious accessibility violation at both widths', async () => {
+    it('renders sign-up (the regions of GET /dashboard/api/regions listed) with no serious accessibility violation at both widths', async () => {
+      const regions = (await (await get('/dashboard/api/regions')).json()) as { data: string[]; default: string };
+      expect(regions.data).toContain(regions.default);
+      let listed: string[] = [];
       const violations = await atBothWidths(browser, api.url, 'sign-up', async (page) => {
         await page.goto('/dashboard/sign-up');
-        await page.getByText('The regions could not be loaded: No dashboard API route matches GET /dashboard/api/regions.').waitFor();
+        const region = page.getByRole('combobox', { name: 'Region' });
+        await until(async () => (await region.inputValue()) === regions.default, 'the default region is chosen');
+        await region.click();
+        await page.getByRole('option', { name: regions.data[regions.data.length - 1] }).waitFor();
+        listed = await page.getByRole('option').allTextContents();
+        await page.keyboard.press('Escape');
       });
+      expect(listed).toEqual(regions.data);
       expect(violations).toEqual({ desktop: [], phone: [] });
     });
 
@@ -143,14 +155,15 @@ describe('dashboard SPA (browser)', () => {
       const focused = () => page.evaluate<string>(FOCUSED_TYPE);
       await page.keyboard.press('Tab');
       expect(await focused()).toBe('email');
-      await page.keyboard.type('ada@example.com');
+      await page.keyboard.type(ADA.email);
       await page.keyboard.press('Tab');
       expect(await focused()).toBe('password');
-      await page.keyboard.type('correct horse battery');
+      await page.keyboard.type('not her password');
       await page.keyboard.press('Enter');
-      // No backend in this branch: the CSRF token's GET answers the api role's real 404, in words.
-      await page.getByRole('alert').filter({ hasText: 'No dashboard API route matches GET /dashboard/api/csrf.' }).waitFor();
-      expect(await page.getByLabel('Email').inputValue()).toBe('ada@example.com');
+      // better-auth's real answer to a wrong password, in words, and the form kept as typed.
+      await page.getByRole('alert').filter({ hasText: 'Invalid email or password' }).waitFor();
+      expect(page.url()).toMatch(/\/dashboard\/sign-in$/);
+      expect(await page.getByLabel('Email').inputValue()).toBe(ADA.email);
       expect(problems).toEqual([]);
       await page.context().close();
     });
@@ -201,9 +214,17 @@ describe('dashboard SPA (browser)', () => {
       await context.close();
     });
 
-    it('shows a real 404 from the api role in words', async () => {
-      const { page } = await openPage('/dashboard/t/0190a1b2-0000-7000-8000-000000000000/domains');
-      await page.getByRole('alert').filter({ hasText: 'No dashboard API route matches GET /dashboard/api/me.' }).waitFor();
+    it('shows a real 404 of the dashboard API in words', async () => {
+      const { page, problems } = await openPage('/dashboard/sign-in');
+      const teamId = await signInThroughForm(page, ADA.email, ADA.password);
+      const missing = `/dashboard/api/teams/${teamId}/domains/0190a1b2-0000-7000-8000-000000000000`;
+      const answer = await page.request.get(missing);
+      expect(answer.status()).toBe(404);
+      const { message } = (await answer.json()) as { message: string };
+      expect(message).toMatch(/\w+ \w+/);
+      await page.goto(`/dashboard/t/${teamId}/domains/0190a1b2-0000-7000-8000-000000000000`);
+      await page.getByRole('alert').filter({ hasText: message }).waitFor();
+      expect(problems).toEqual([]);
       await page.context().close();
     });
 

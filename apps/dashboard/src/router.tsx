@@ -1,5 +1,5 @@
 import { Anchor, Center, Loader, Stack, Text, Title } from '@mantine/core';
-import { createRootRoute, createRoute, createRouter, Link, lazyRouteComponent, Outlet } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, Link, lazyRouteComponent, Outlet, useSearch } from '@tanstack/react-router';
 import { ErrorAlert, Redirect } from './components/ui';
 import { isSignedOut } from './lib/api-error';
 import { useMe } from './lib/queries';
@@ -20,11 +20,15 @@ function NotFound() {
   );
 }
 
-/** `/dashboard/`: the first team's domains when signed in, else sign-in. */
+/**
+ * `/dashboard/`: the first team's domains when signed in, else sign-in. The emailed verification
+ * link lands here as `?verified=1` (VERIFIED_CALLBACK), which the sign-in page turns into a notice.
+ */
 function Home() {
   const me = useMe();
+  const search = useSearch({ strict: false }) as { verified?: unknown };
   if (me.isPending) return <Loader m="xl" aria-label="Loading" />;
-  if (isSignedOut(me.error)) return <Redirect to="/sign-in" />;
+  if (isSignedOut(me.error)) return <Redirect to="/sign-in" search={search.verified ? { verified: 1 } : {}} />;
   if (me.error) return <ErrorAlert error={me.error} title="The dashboard could not load" />;
   const team = me.data.teams[0];
   if (!team) return <ErrorAlert error={new Error('You are in no team yet. Ask a team owner for an invitation.')} title="No team" />;

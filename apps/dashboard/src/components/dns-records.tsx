@@ -6,7 +6,7 @@ import { Copy, Mono, StatusBadge } from './ui';
 function Answered({ record }: { record: DnsRecord }) {
   return (
     <Stack gap={2}>
-      <Mono size="xs">{observedText(record.observed)}</Mono>
+      <Mono size="xs">{record.status === 'not_started' ? 'not checked yet' : observedText(record.observed)}</Mono>
       {record.reason && (
         <Text size="xs" c="dimmed">
           {record.reason}

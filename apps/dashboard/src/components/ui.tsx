@@ -136,10 +136,11 @@ export function Confirm(props: {
 }
 
 /** Goes to `to` once, replacing the current entry (a redirect rendered by a page). */
-export function Redirect({ to }: { to: string }) {
+export function Redirect({ to, search }: { to: string; search?: Record<string, unknown> }) {
   const navigate = useNavigate();
+  const query = JSON.stringify(search ?? {});
   useEffect(() => {
-    void navigate({ to, replace: true });
-  }, [to, navigate]);
+    void navigate({ to, search: JSON.parse(query) as Record<string, unknown>, replace: true });
+  }, [to, query, navigate]);
   return null;
 }

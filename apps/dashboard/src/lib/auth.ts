@@ -24,6 +24,14 @@ export const authClient = createAuthClient({
   ],
 });
 
+/**
+ * The callbackURL of sign-up and sign-in: where the emailed verification link lands (better-auth
+ * redirects there, or adds `?error=` when the link is bad), and where a successful sign-in is sent
+ * by better-auth's client. `/dashboard/` shows the first team when signed in, else sign-in with a
+ * notice that the address is verified.
+ */
+export const VERIFIED_CALLBACK = '/dashboard/?verified=1';
+
 /** better-auth answers `{ data, error }`; an error's message, or words for its status. */
 export function authErrorMessage(error: { message?: string; status?: number; statusText?: string } | null | undefined): string | null {
   if (!error) return null;
@@ -49,9 +57,11 @@ const PROVIDER_ERRORS: Record<string, string> = {
   email_not_found: 'The provider did not give Herald a verified email address. Verify an address with the provider, or sign in with your password.',
   unable_to_get_user_info: 'The provider did not answer who you are. Try again.',
   state_mismatch: 'The sign-in took too long or was started in another window. Try again.',
+  invalid_token: 'That link is not valid (it may have been used already). Sign in, and a new verification link is sent if one is needed.',
+  token_expired: 'That link has expired. Sign in, and a new verification link is sent if one is needed.',
 };
 
-/** Words for the `?error=` better-auth puts on the sign-in page after a failed Google or GitHub sign-in. */
+/** Words for the `?error=` better-auth puts on the sign-in page after a failed Google or GitHub sign-in or a bad verification link. */
 export function providerErrorMessage(code: string): string | null {
   if (!code) return null;
   return PROVIDER_ERRORS[code.toLowerCase()] ?? `Signing in with the provider failed (${code.replace(/_/g, ' ')}). Try again.`;

@@ -1,4 +1,4 @@
-import { dayBound, observedText, statusLabel, toneOf, usagePercent } from './format';
+import { dayBound, deviceName, observedText, statusLabel, toneOf, usagePercent } from './format';
 
 describe('status badges', () => {
   it('colours a status by what it means and always has words for it', () => {
@@ -44,5 +44,31 @@ describe('dayBound', () => {
     expect(dayBound('')).toBeUndefined();
     expect(dayBound('2026-3-1')).toBeUndefined();
     expect(dayBound('2026-13-45')).toBeUndefined();
+  });
+});
+
+describe('deviceName', () => {
+  it('names the browser and the system of a session', () => {
+    expect(deviceName('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36')).toBe(
+      'Chrome 156 on Linux',
+    );
+    expect(
+      deviceName('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36 Edg/140.0.0.0'),
+    ).toBe('Edge 140 on Windows');
+    expect(
+      deviceName(
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+      ),
+    ).toBe('Safari 17 on iOS');
+    expect(deviceName('Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/141.0.0.0 Mobile Safari/537.36')).toBe(
+      'Chrome 141 on Android',
+    );
+  });
+
+  it('keeps an agent it does not know, shortened, and says when there is none', () => {
+    expect(deviceName('node')).toBe('node');
+    expect(deviceName('x'.repeat(60))).toBe(`${'x'.repeat(47)}…`);
+    expect(deviceName(null)).toBe('Unknown device');
+    expect(deviceName('  ')).toBe('Unknown device');
   });
 });

@@ -71,3 +71,29 @@ export function dayBound(day: string, end = false): string | undefined {
   if (end) date.setDate(date.getDate() + 1);
   return date.toISOString();
 }
+
+const BROWSERS: [RegExp, string][] = [
+  [/Edg\/(\d+)/, 'Edge'],
+  [/OPR\/(\d+)/, 'Opera'],
+  [/Firefox\/(\d+)/, 'Firefox'],
+  [/Chrome\/(\d+)/, 'Chrome'],
+  [/Version\/(\d+)[\d.]*(?: Mobile\/\S+)? Safari/, 'Safari'],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad/, 'iOS'],
+  [/Mac OS X/, 'macOS'],
+  [/Windows/, 'Windows'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux/, 'Linux'],
+];
+
+/** A session's user agent as a person names the device ("Chrome 156 on Linux"); anything else as it came, shortened. */
+export function deviceName(userAgent: string | null | undefined): string {
+  const agent = userAgent?.trim();
+  if (!agent) return 'Unknown device';
+  const browser = BROWSERS.map(([pattern, name]) => [pattern.exec(agent)?.[1], name] as const).find(([version]) => version);
+  const system = SYSTEMS.find(([pattern]) => pattern.test(agent))?.[1];
+  if (browser) return `${browser[1]} ${browser[0]}${system ? ` on ${system}` : ''}`;
+  return agent.length > 48 ? `${agent.slice(0, 47)}…` : agent;
+}

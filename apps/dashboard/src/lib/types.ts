@@ -74,16 +74,22 @@ export interface Webhook {
   created_at: string;
 }
 
+/** An entry of a webhook's delivery log (GET …/webhooks/:id/messages): one event sent to the endpoint. */
 export interface WebhookMessage {
   id: string;
-  event_type: string;
-  event_id: string;
-  status: string;
-  attempts: number;
-  response_status?: number | null;
-  response_excerpt?: string | null;
+  type: string;
   created_at: string;
-  next_attempt_at?: string | null;
+  status: 'success' | 'pending' | 'failed' | 'attempting' | string;
+}
+
+/** One HTTP attempt of a delivery (GET …/messages/:messageId/attempts). */
+export interface WebhookAttempt {
+  id: string;
+  /** Null when no response came (refused, timed out). */
+  http_status_code: number | null;
+  /** The first KiB of the response, or why there was none. */
+  response: string;
+  sent_at: string;
 }
 
 export interface Suppression {

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
 import { authClient, authErrorMessage } from '../lib/auth';
-import { formatDate } from '../lib/format';
+import { deviceName, formatDate } from '../lib/format';
 import { useMe } from '../lib/queries';
 import { Mfa, Passkeys } from './account-security';
 
@@ -79,7 +79,8 @@ function LinkedAccounts() {
   const link = useMutation({
     mutationFn: (provider: 'google' | 'github') => unwrap(authClient.linkSocial({ provider, callbackURL: window.location.href })),
   });
-  const linked = new Map((accounts.data ?? []).map((a) => [a.providerId, a.accountId]));
+  // unlink-account takes the `id` of the list-accounts entry, not the provider's account id (CONTRACT.md, backend note 4).
+  const linked = new Map((accounts.data ?? []).map((a) => [a.providerId, a.id]));
   return (
     <Section title="Sign-in methods" description="Link Google or GitHub to sign in with them; a provider's verified address links to this account.">
       <ErrorAlert error={accounts.error ?? unlink.error ?? link.error} />
@@ -132,8 +133,8 @@ function Sessions() {
             {(sessions.data ?? []).map((s) => (
               <Table.Tr key={s.id}>
                 <Table.Td maw={260}>
-                  <Text size="xs" lineClamp={2}>
-                    {s.userAgent || 'Unknown device'}
+                  <Text size="xs" title={s.userAgent ?? undefined}>
+                    {deviceName(s.userAgent)}
                   </Text>
                 </Table.Td>
                 <Table.Td>
@@ -141,7 +142,7 @@ function Sessions() {
                     {s.ipAddress || '—'}
                   </Text>
                 </Table.Td>
-                <Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>
                   <Text size="xs">{formatDate(String(s.createdAt))}</Text>
                 </Table.Td>
                 <Table.Td>

@@ -37,7 +37,7 @@ export function DomainDetailPage() {
         description={
           <Group gap="xs" component="span">
             <StatusBadge status={domain.data.status} /> <span>Region</span> <Mono>{domain.data.region}</Mono>{' '}
-            <span>· added {formatDate(domain.data.created_at)}</span>
+            <span>Added {formatDate(domain.data.created_at)}</span>
           </Group>
         }
         actions={

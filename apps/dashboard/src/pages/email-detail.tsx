@@ -119,7 +119,7 @@ export function EmailDetailPage() {
           ) : (
             <Timeline bulletSize={12} lineWidth={2} active={events.length - 1}>
               {events.map((event) => (
-                <Timeline.Item key={event.id} title={<StatusBadge status={event.type} />}>
+                <Timeline.Item key={event.id} title={<StatusBadge status={event.type.replace(/^email\./, '')} />}>
                   <Text size="xs" c="dimmed">
                     {formatDate(event.created_at)}
                     {event.recipient ? ` · ${event.recipient}` : ''}

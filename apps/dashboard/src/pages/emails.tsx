@@ -7,7 +7,7 @@ import { EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../compon
 import type { List } from '../lib/api';
 import { dayBound, formatDate } from '../lib/format';
 import { useTeamId, useTeamQuery } from '../lib/queries';
-import type { ApiKey, Domain, EmailSummary } from '../lib/types';
+import type { Domain, EmailSummary } from '../lib/types';
 
 export const EVENTS = [
   'queued',
@@ -29,7 +29,8 @@ export function EmailsPage() {
   const teamId = useTeamId();
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search.trim(), 300);
-  const [filters, setFilters] = useState({ last_event: '', domain_id: '', api_key_id: '', from: '', to: '' });
+  // No API key filter: emails do not record the key that sent them yet (the API answers 422 to `api_key_id`).
+  const [filters, setFilters] = useState({ last_event: '', domain_id: '', from: '', to: '' });
   // Keyset pages: the stack holds the `after` cursor of each page seen, so Previous goes back one.
   const [cursors, setCursors] = useState<string[]>([]);
   const after = cursors[cursors.length - 1];
@@ -38,15 +39,13 @@ export function EmailsPage() {
     q,
     last_event: filters.last_event,
     domain_id: filters.domain_id,
-    api_key_id: filters.api_key_id,
     from: dayBound(filters.from),
     to: dayBound(filters.to, true),
     after,
   };
-  // The first page is polled every 2 s, so new emails appear without a reload.
-  const emails = useTeamQuery<List<EmailSummary>>('/emails', query, { refetchInterval: after ? false : 2000, placeholderData: keepPreviousData });
+  // The first page is polled every second, so a new email appears within 2 s without a reload.
+  const emails = useTeamQuery<List<EmailSummary>>('/emails', query, { refetchInterval: after ? false : 1000, placeholderData: keepPreviousData });
   const domains = useTeamQuery<List<Domain>>('/domains');
-  const keys = useTeamQuery<List<ApiKey>>('/api-keys');
   const set = (field: keyof typeof filters) => (value: string | null) => {
     setFilters((current) => ({ ...current, [field]: value ?? '' }));
     setCursors([]);
@@ -85,15 +84,6 @@ export function EmailsPage() {
           value={filters.domain_id || null}
           onChange={set('domain_id')}
           w={{ base: '48%', sm: 180 }}
-        />
-        <Select
-          label="API key"
-          placeholder="Any"
-          clearable
-          data={(keys.data?.data ?? []).map((k) => ({ value: k.id, label: k.name }))}
-          value={filters.api_key_id || null}
-          onChange={set('api_key_id')}
-          w={{ base: '48%', sm: 160 }}
         />
         <TextInput label="From" type="date" value={filters.from} onChange={(e) => set('from')(e.currentTarget.value)} w={{ base: '48%', sm: 150 }} />
         <TextInput label="To" type="date" value={filters.to} onChange={(e) => set('to')(e.currentTarget.value)} w={{ base: '48%', sm: 150 }} />

@@ -1,7 +1,7 @@
-import { Button, Group, Modal, Stack, Table, TextInput } from '@mantine/core';
+import { Button, Group, Modal, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
-import { Confirm, EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
+import { Confirm, EmptyState, ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
 import { formatDate } from '../lib/format';
 import { useCanWrite, useTeamMutation, useTeamQuery } from '../lib/queries';
@@ -45,13 +45,15 @@ export function SuppressionsPage() {
             <Table.Tbody>
               {rows.map((s) => (
                 <Table.Tr key={s.id}>
-                  <Table.Td>
-                    <Mono size="xs">{s.email}</Mono>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    <Text component="span" ff="monospace" size="xs">
+                      {s.email}
+                    </Text>
                   </Table.Td>
                   <Table.Td>
                     <StatusBadge status={s.reason ?? 'manual'} />
                   </Table.Td>
-                  <Table.Td>{formatDate(s.created_at)}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDate(s.created_at)}</Table.Td>
                   {canWrite && (
                     <Table.Td>
                       <Button size="xs" variant="subtle" color="red" onClick={() => setRemoving(s)}>

@@ -94,8 +94,10 @@ export function TeamPage() {
               return (
                 <Table.Tr key={m.user_id}>
                   <Table.Td>{m.name}</Table.Td>
-                  <Table.Td>
-                    <Mono size="xs">{m.email}</Mono>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    <Text component="span" ff="monospace" size="xs">
+                      {m.email}
+                    </Text>
                   </Table.Td>
                   <Table.Td>
                     {editable ? (
@@ -112,7 +114,7 @@ export function TeamPage() {
                       ROLES.find((r) => r.value === m.role)?.label
                     )}
                   </Table.Td>
-                  <Table.Td>{formatDate(m.joined_at)}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDate(m.joined_at)}</Table.Td>
                   {canManage && (
                     <Table.Td>
                       {editable && (

@@ -1,7 +1,7 @@
 import { Alert, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useSearch } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
-import { authClient, authErrorMessage, settle } from '../../lib/auth';
+import { authClient, authErrorMessage, settle, VERIFIED_CALLBACK } from '../../lib/auth';
 import { AuthLayout, FormError, TextLink } from './auth-layout';
 import { MIN_PASSWORD } from './sign-up';
 
@@ -18,7 +18,7 @@ export function VerifyEmailPage() {
   const [error, setError] = useState<string | null>(null);
   const resend = async () => {
     setError(null);
-    const { error: failure } = await settle(authClient.sendVerificationEmail({ email, callbackURL: '/dashboard/' }));
+    const { error: failure } = await settle(authClient.sendVerificationEmail({ email, callbackURL: VERIFIED_CALLBACK }));
     if (failure) setError(authErrorMessage(failure));
     else setSent(true);
   };

@@ -1,9 +1,9 @@
-import { Button, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Alert, Button, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../lib/api-error';
-import { authClient, authErrorMessage, providerErrorMessage } from '../../lib/auth';
+import { authClient, authErrorMessage, providerErrorMessage, VERIFIED_CALLBACK } from '../../lib/auth';
 import { AuthLayout, FormError, SocialButtons, TextLink } from './auth-layout';
 
 export function SignInPage() {
@@ -11,7 +11,8 @@ export function SignInPage() {
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const search = useSearch({ strict: false }) as { error?: unknown };
+  const search = useSearch({ strict: false }) as { error?: unknown; verified?: unknown };
+  const verified = !search.error && (search.verified === 1 || search.verified === '1');
   const [error, setError] = useState<string | null>(providerErrorMessage(typeof search.error === 'string' ? search.error : ''));
   const [pending, setPending] = useState<'password' | 'passkey' | null>(null);
 
@@ -25,7 +26,7 @@ export function SignInPage() {
     setPending('password');
     setError(null);
     try {
-      const { data, error: failure } = await authClient.signIn.email({ email, password });
+      const { data, error: failure } = await authClient.signIn.email({ email, password, callbackURL: VERIFIED_CALLBACK });
       if (failure) {
         // 403 from better-auth: the address is not verified yet.
         if (failure.status === 403) await navigate({ to: '/verify-email', search: { email } });
@@ -69,6 +70,11 @@ export function SignInPage() {
       <form onSubmit={(event) => void submit(event)} noValidate>
         <Stack gap="sm">
           <FormError message={error} />
+          {verified && !error && (
+            <Alert color="green" variant="light" role="status">
+              Your email address is verified. Sign in to continue.
+            </Alert>
+          )}
           <TextInput
             label="Email"
             type="email"

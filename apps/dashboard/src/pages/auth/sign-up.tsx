@@ -2,11 +2,12 @@ import { Button, PasswordInput, Select, Stack, TextInput } from '@mantine/core';
 import { useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../lib/api-error';
-import { authClient, authErrorMessage } from '../../lib/auth';
+import { authClient, authErrorMessage, VERIFIED_CALLBACK } from '../../lib/auth';
 import { useRegions } from '../../lib/queries';
 import { AuthLayout, FormError, SocialButtons, TextLink } from './auth-layout';
 
-export const MIN_PASSWORD = 12;
+/** better-auth's minPasswordLength on the server (libs/people). */
+export const MIN_PASSWORD = 10;
 
 export function SignUpPage() {
   const navigate = useNavigate();
@@ -29,7 +30,7 @@ export function SignUpPage() {
         name: form.name,
         email: form.email,
         password: form.password,
-        callbackURL: '/dashboard/',
+        callbackURL: VERIFIED_CALLBACK,
         ...extra,
       } as never);
       if (failure) setError(authErrorMessage(failure));
