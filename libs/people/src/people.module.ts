@@ -1,4 +1,4 @@
-import { Inject, Module, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Logger, Module, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AccountsModule } from '@herald/accounts';
 import { DomainsModule } from '@herald/domains';
@@ -16,8 +16,19 @@ import { SystemMailer } from './system-mailer.service';
 const authDatabase = {
   provide: AUTH_DATABASE,
   inject: [PEOPLE_CONFIG.token],
-  useFactory: (config: PeopleConfig) =>
-    new Pool({ connectionString: config.DATABASE_URL, max: 5, options: `-c search_path=${config.DATABASE_SCHEMA}`, application_name: 'herald-auth' }),
+  useFactory: (config: PeopleConfig) => {
+    const pool = new Pool({
+      connectionString: config.DATABASE_URL,
+      max: 5,
+      options: `-c search_path=${config.DATABASE_SCHEMA}`,
+      application_name: 'herald-auth',
+    });
+    // An idle connection that Postgres drops (a restart, a failover) is reported here; without a
+    // listener the 'error' event would end the process. The pool replaces the connection on next use.
+    const logger = new Logger('DashboardAuth');
+    pool.on('error', (error) => logger.warn(`an idle dashboard-auth connection to Postgres failed: ${error.message}`));
+    return pool;
+  },
 };
 
 class AuthDatabaseCloser implements OnModuleDestroy {
