@@ -6,7 +6,8 @@ import { tagSchema } from './validation/tags.validator';
 
 /* Resend's wire shapes for emails: each presenter answers the zod schema beside it, from which /openapi.json is generated. */
 
-const LAST_EVENTS = [
+/** Every value of an email's `last_event` (the feed's filter accepts these). */
+export const LAST_EVENTS = [
   'queued',
   'scheduled',
   'canceled',

@@ -1,22 +1,8 @@
 import { z } from 'zod';
 import { isUuid } from '@herald/core';
 import { fail, isPlainObject, parseOrThrow, parsePage, type PageRequest } from '@herald/http';
+import { LAST_EVENTS } from '@herald/emails';
 import type { EmailFeedFilter } from '@herald/messages';
-
-export const LAST_EVENTS = [
-  'queued',
-  'scheduled',
-  'canceled',
-  'sent',
-  'delivered',
-  'delivery_delayed',
-  'bounced',
-  'complained',
-  'opened',
-  'clicked',
-  'failed',
-  'suppressed',
-] as const;
 
 const oneString = (field: string) =>
   z
