@@ -68,7 +68,9 @@ export class WebhooksWorld {
     const webhooks = await startWebhooks(
       api.config,
       {},
-      { retryScheduleMs: [0, 100, 100, 100, 100, 100, 100, 100], pollIntervalMs: 25, attemptTimeoutMs: 3_000 },
+      // No attempt here is meant to time out: the hanging-endpoint test counts the requests open at
+      // once, which an attempt timed out and retried would inflate on a slow machine.
+      { retryScheduleMs: [0, 100, 100, 100, 100, 100, 100, 100], pollIntervalMs: 25, attemptTimeoutMs: 30_000 },
     );
     const receiver = await WebhookReceiver.start();
     const db = api.app.get(DataSource);
