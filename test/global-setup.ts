@@ -11,8 +11,14 @@ export default async function globalSetup(): Promise<void> {
   await client.connect();
   try {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`);
+    // Two jest lanes start at once (test/run-lanes.mjs): the one that loses the race finds it made.
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`).catch(ignoreIfMade);
   } finally {
     await client.end();
   }
+}
+
+/** duplicate_database, or the unique violation a concurrent CREATE DATABASE can raise instead. */
+function ignoreIfMade(error: { code?: string }): void {
+  if (error.code !== '42P04' && error.code !== '23505') throw error;
 }

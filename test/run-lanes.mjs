@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// Runs the whole jest suite in two lanes at once, each lane one suite at a time:
+//   system: the suites that run Herald as child processes against private servers, MX sinks and
+//           a browser (faults, browser, delivery, regions, outbox); never two of them together,
+//           so each keeps most of a core;
+//   rest:   every other suite (unit, integration, the API, SMTP, webhooks and dashboard suites).
+// On a two-core machine this halves the wall time of a serial run without letting two heavy
+// suites compete. Each lane gets its own jest cache. The rest lane prints as it runs; the system
+// lane's output follows when both are done, then each lane's failures and totals, so the end of
+// the log says everything. Any arguments go to a single plain jest run instead (`npm test -- test/api`).
+import { spawn } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const JEST = join(import.meta.dirname, '..', 'node_modules', 'jest', 'bin', 'jest.js');
+const SYSTEM = '/test/(faults|browser|delivery|regions|outbox)/';
+
+const args = process.argv.slice(2);
+if (args.length > 0) {
+  const child = spawn(process.execPath, [JEST, ...args], { stdio: 'inherit' });
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  const dir = join(tmpdir(), `herald-lanes-${process.pid}`);
+  await mkdir(dir, { recursive: true });
+  const lanes = [
+    { name: 'system', args: ['--testPathPatterns', SYSTEM], live: false },
+    { name: 'rest', args: ['--testPathIgnorePatterns', '/node_modules/', SYSTEM], live: true },
+  ];
+  const started = Date.now();
+  const results = await Promise.all(lanes.map((lane) => run(lane, dir)));
+  for (const result of results.filter((r) => !r.lane.live)) {
+    process.stdout.write(`\n===== lane ${result.lane.name}: full output =====\n${readFileSync(result.log, 'utf8')}`);
+  }
+  process.stdout.write(`\n===== lanes done in ${Math.round((Date.now() - started) / 1000)} s =====\n`);
+  for (const result of results) {
+    const output = readFileSync(result.log, 'utf8');
+    const failures = output.indexOf('Summary of all failing tests');
+    const totals = output.lastIndexOf('Test Suites:');
+    const tail = failures >= 0 ? output.slice(failures) : totals >= 0 ? output.slice(totals) : output.slice(-4000);
+    process.stdout.write(`\n----- lane ${result.lane.name}: exit ${result.code} -----\n${tail}`);
+  }
+  process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+}
+
+function run(lane, dir) {
+  const log = join(dir, `${lane.name}.log`);
+  const file = createWriteStream(log);
+  const child = spawn(process.execPath, [JEST, '--cacheDirectory', join(dir, `cache-${lane.name}`), ...lane.args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.pipe(file, { end: false });
+    if (lane.live) stream.pipe(process.stdout, { end: false });
+  }
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      file.end(() => resolve({ lane, log, code: code ?? (signal ? 1 : 0) }));
+    });
+  });
+}
