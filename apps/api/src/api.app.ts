@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiKeysService } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
 import { postgresUnavailable } from '@herald/database';
-import { configureHttp, httpServerOptions } from '@herald/http';
+import { configureHttp, httpServerOptions, installLoadShedding } from '@herald/http';
 import { RateLimiter } from '@herald/limits';
 import { installHttpMetrics, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
 import { DashboardAuth, PeopleService, secureCookies, SignInLimiter } from '@herald/people';
@@ -39,6 +39,17 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
   return startRoleHttp('api', config, logging, { module, adapter, options: { bodyParser: false } }, async (app) => {
     configureHttp(app, postgresUnavailable);
     const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+    // First of the request hooks: a refusal costs no key lookup, no body and no query.
+    const shed = app
+      .get(MetricsService)
+      .counter('herald_http_requests_shed_total', 'Requests refused with 503 because the process was over its capacity.', ['reason']);
+    const shedder = installLoadShedding(fastify, {
+      maxInFlight: config.API_MAX_IN_FLIGHT,
+      maxEventLoopDelayMs: config.API_SHED_EVENT_LOOP_DELAY_MS,
+      retryAfterSeconds: 1,
+      exempt: (url) => url.startsWith('/health/'),
+      onRefused: (reason) => shed.inc({ reason }),
+    });
     installCsrf(fastify, secureCookies(config));
     installAuthRoute(fastify, app.get(DashboardAuth), app.get(SignInLimiter), app.get(PeopleService), config.HERALD_REGIONS);
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
@@ -51,6 +62,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     const host = config.API_HOST === '0.0.0.0' || config.API_HOST === '::' ? '127.0.0.1' : config.API_HOST;
     await app.get(DashboardAuth).start(`http://${host}:${port}`);
     const close = async () => {
+      shedder.stop();
       await app.getHttpAdapter().getInstance().close();
       await app.close();
     };

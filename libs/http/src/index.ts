@@ -6,3 +6,4 @@ export * from './server-options';
 export * from './page-query';
 export * from './zod-issue.mapper';
 export * from './wire.schemas';
+export * from './load-shedding';
