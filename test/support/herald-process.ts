@@ -74,10 +74,10 @@ export async function startApiProcess(env: NodeJS.ProcessEnv, port?: number, rea
  * before it in the same process).
  */
 export function startAllProcess(env: NodeJS.ProcessEnv, port: number): Promise<ApiProcess> {
-  return startServing('all', { ...env, DEV_BOOTSTRAP: 'false' }, port, 30_000);
+  return startServing('all', { ...env, DEV_BOOTSTRAP: 'false' }, port, 45_000);
 }
 
-async function startServing(command: 'api' | 'all', env: NodeJS.ProcessEnv, port: number, readyTimeoutMs = 20_000): Promise<ApiProcess> {
+async function startServing(command: 'api' | 'all', env: NodeJS.ProcessEnv, port: number, readyTimeoutMs = 45_000): Promise<ApiProcess> {
   const child = spawn(process.execPath, [BIN, command], {
     env: { ...env, API_PORT: String(port), API_HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -64,7 +64,7 @@ export async function startWorkerProcess(
     },
   };
   if (options.waitReady === false) return worker;
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 45_000);
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald worker exited early: ${stderr}`);
     if (
