@@ -27,7 +27,7 @@ describe('RecordChecker (against a local DNS server)', () => {
 
   beforeAll(async () => {
     server = await TestDnsServer.start();
-    checker = new RecordChecker(new DnsResolver(loadConfig({}, { DNS_SERVERS: server.address(), DNS_TIMEOUT_MS: '300' })));
+    checker = new RecordChecker(new DnsResolver(loadConfig({}, { DNS_SERVERS: server.address(), DNS_TIMEOUT_MS: '1500' })));
   });
   afterAll(() => server.close());
   beforeEach(() => server.clear());
