@@ -36,7 +36,14 @@ describe('email insights (resend SDK → api → worker → MX sinks, GET /email
   });
 
   const clean = (team: TestTeam, patch: Partial<CreateEmailOptions> = {}): CreateEmailOptions =>
-    ({ from: `Acme <hello@${team.domain}>`, to: 'jane@inbox.test', subject: 'Your week at Acme', html: CLEAN_HTML, text: TEXT, ...patch }) as CreateEmailOptions;
+    ({
+      from: `Acme <hello@${team.domain}>`,
+      to: 'jane@inbox.test',
+      subject: 'Your week at Acme',
+      html: CLEAN_HTML,
+      text: TEXT,
+      ...patch,
+    }) as CreateEmailOptions;
 
   async function send(team: TestTeam, email: CreateEmailOptions): Promise<string> {
     const { data, error } = await team.resend.emails.send(email);
@@ -44,7 +51,10 @@ describe('email insights (resend SDK → api → worker → MX sinks, GET /email
     return data!.id;
   }
 
-  async function insightsOf(team: TestTeam, id: string): Promise<{ object: string; data: { id: string; severity: string; found: string; fix: string }[] }> {
+  async function insightsOf(
+    team: TestTeam,
+    id: string,
+  ): Promise<{ object: string; data: { id: string; severity: string; found: string; fix: string }[] }> {
     const response = await call(world.api.url, team.token, 'GET', `/emails/${id}/insights`);
     expect(response.status).toBe(200);
     return response.body;
@@ -78,7 +88,12 @@ describe('email insights (resend SDK → api → worker → MX sinks, GET /email
     const id = await send(acme, clean(acme, patch(acme)));
     const insights = await insightsOf(acme, id);
     expect(insights.data.map((i) => i.id)).toEqual([rule]);
-    expect(insights.data[0]).toEqual({ id: rule, severity: expect.stringMatching(/^(attention|improvement)$/), found: expect.any(String), fix: expect.any(String) });
+    expect(insights.data[0]).toEqual({
+      id: rule,
+      severity: expect.stringMatching(/^(attention|improvement)$/),
+      found: expect.any(String),
+      fix: expect.any(String),
+    });
   });
 
   it('recipient-history: a recipient suppressed before the email was sent', async () => {

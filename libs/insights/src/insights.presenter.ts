@@ -10,7 +10,9 @@ export const insightSchema = z
       description: '`attention`: likely to hurt delivery or inbox placement now; `improvement`: worth doing.',
       example: 'attention',
     }),
-    found: z.string().meta({ description: 'What was found, with the measured value.', example: 'The email has an HTML part and no plain-text part.' }),
+    found: z
+      .string()
+      .meta({ description: 'What was found, with the measured value.', example: 'The email has an HTML part and no plain-text part.' }),
     fix: z.string().meta({ description: 'How to fix it.', example: 'Send a `text` version too (multipart/alternative).' }),
   })
   .meta({ description: 'One deliverability finding about an email.' });

@@ -76,7 +76,10 @@ function toLink(url: string): ScannedLink {
 export function httpHost(url: string): string | null {
   if (!/^https?:\/\//i.test(url)) return null;
   try {
-    return new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+    return new URL(url).hostname
+      .toLowerCase()
+      .replace(/^\[|\]$/g, '')
+      .replace(/\.$/, '');
   } catch {
     return null;
   }

@@ -68,11 +68,7 @@ export interface DeliveryDetails {
 }
 
 export type EventExtra =
-  | { bounce: Bounce }
-  | { failed: { reason: string } }
-  | { suppressed: Suppressed }
-  | { delivery: DeliveryDetails }
-  | Record<string, never>;
+  { bounce: Bounce } | { failed: { reason: string } } | { suppressed: Suppressed } | { delivery: DeliveryDetails } | Record<string, never>;
 
 /** An event as the engine records it: a row of email_events, then a message on the events stream. */
 export interface EmailEventRecord {

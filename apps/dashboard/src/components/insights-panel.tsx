@@ -1,4 +1,4 @@
-import { Badge, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { Badge, Code, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useTeamQuery } from '../lib/queries';
 import type { Insight } from '../lib/types';
 import { ErrorAlert } from './ui';
@@ -7,6 +7,23 @@ const SEVERITY = {
   attention: { label: 'Needs attention', color: 'red' },
   improvement: { label: 'Improvement', color: 'blue' },
 } as const;
+
+/** The API's words with their `code` spans (header names, record values) set as code. */
+function Words({ text }: { text: string }) {
+  return (
+    <>
+      {text.split('`').map((part, index) =>
+        index % 2 ? (
+          <Code key={index} style={{ wordBreak: 'break-all' }}>
+            {part}
+          </Code>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  );
+}
 
 function InsightItem({ insight }: { insight: Insight }) {
   const severity = SEVERITY[insight.severity] ?? SEVERITY.improvement;
@@ -22,13 +39,13 @@ function InsightItem({ insight }: { insight: Insight }) {
         </Text>
       </Group>
       <Text size="sm" style={{ wordBreak: 'break-word' }}>
-        {insight.found}
+        <Words text={insight.found} />
       </Text>
       <Text size="sm" c="dimmed" style={{ wordBreak: 'break-word' }}>
         <Text span fw={600} c="var(--mantine-color-text)">
           How to fix:{' '}
         </Text>
-        {insight.fix}
+        <Words text={insight.fix} />
       </Text>
     </Stack>
   );

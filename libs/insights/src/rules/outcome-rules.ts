@@ -35,7 +35,10 @@ export const bounced: Rule<OutcomeFacts> = {
     if (!bounces.length) return null;
     const lines = bounces.map((e) => {
       const b = (e.data.bounce ?? {}) as BounceData;
-      return `${e.recipients.join(', ')}: ${b.type ?? 'Undetermined'} ${b.subType ?? ''} bounce${b.diagnosticCode?.[0] ? ` (${b.diagnosticCode[0]})` : ''}`.replace(/ +/g, ' ');
+      return `${e.recipients.join(', ')}: ${b.type ?? 'Undetermined'} ${b.subType ?? ''} bounce${b.diagnosticCode?.[0] ? ` (${b.diagnosticCode[0]})` : ''}`.replace(
+        / +/g,
+        ' ',
+      );
     });
     const first = (bounces[0].data.bounce ?? {}) as BounceData;
     return {

@@ -2,11 +2,7 @@ import type { ContentFacts, Rule } from '../insight.types';
 import { likelyIntendedDomain, ROLE_LOCAL_PARTS } from '../known-names';
 import { list } from './wording';
 
-const localPart = (address: string) =>
-  address
-    .slice(0, address.lastIndexOf('@'))
-    .toLowerCase()
-    .replace(/\+.*$/, '');
+const localPart = (address: string) => address.slice(0, address.lastIndexOf('@')).toLowerCase().replace(/\+.*$/, '');
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
 export const roleRecipient: Rule<ContentFacts> = {
@@ -33,7 +29,7 @@ export const recipientDomainTypo: Rule<ContentFacts> = {
     return {
       severity: 'attention',
       found: `A recipient's domain looks like a typo of a big provider: ${list(typos)}.`,
-      fix: "Correct the address, and check addresses where you collect them (ask for the address twice, or suggest the fix as they type). Typo domains bounce, or worse, are registered as spam traps.",
+      fix: 'Correct the address, and check addresses where you collect them (ask for the address twice, or suggest the fix as they type). Typo domains bounce, or worse, are registered as spam traps.',
     };
   },
 };
@@ -44,7 +40,14 @@ export const recipientHistory: Rule<ContentFacts> = {
     if (!history.length) return null;
     const lines = history.map((h) => {
       const when = h.at.toISOString().slice(0, 10);
-      const what = h.kind === 'bounced' ? 'bounced' : h.origin === 'complaint' ? 'complained (marked an email as spam)' : h.origin === 'bounce' ? 'hard-bounced' : 'was suppressed by hand';
+      const what =
+        h.kind === 'bounced'
+          ? 'bounced'
+          : h.origin === 'complaint'
+            ? 'complained (marked an email as spam)'
+            : h.origin === 'bounce'
+              ? 'hard-bounced'
+              : 'was suppressed by hand';
       return `${h.address} ${what} on ${when}${h.detail ? ` (${h.detail})` : ''}`;
     });
     return {

@@ -61,7 +61,12 @@ describe('content rules', () => {
     ['list-unsubscribe-missing', facts({ email: { headers: { 'list-id': '<news.acme.com>', 'list-unsubscribe': '<https://acme.com/u>' } } })],
     ['recipient-domain-typo', facts({ email: { recipients: ['jane@gmial.com'] } })],
     ['recipient-domain-typo', facts({ email: { recipients: ['jane@hotmail.con'] } })],
-    ['recipient-history', facts({ history: [{ address: 'jane@example.org', kind: 'suppressed', origin: 'complaint', at: new Date('2026-11-01T10:00:00Z'), detail: null }] })],
+    [
+      'recipient-history',
+      facts({
+        history: [{ address: 'jane@example.org', kind: 'suppressed', origin: 'complaint', at: new Date('2026-11-01T10:00:00Z'), detail: null }],
+      }),
+    ],
     ['role-recipient', facts({ email: { recipients: ['postmaster@example.org'] } })],
     ['role-recipient', facts({ email: { recipients: ['abuse+mail@example.org'] } })],
   ];
@@ -84,13 +89,20 @@ describe('content rules', () => {
     expect(mismatch.found).toBe('2 of 2 links point to 1 domain other than acme.com: shop.example.net.');
     const [history] = evaluate(
       CONTENT_RULES,
-      facts({ history: [{ address: 'jane@example.org', kind: 'bounced', origin: null, at: new Date('2026-11-02T00:00:00Z'), detail: '550 5.1.1 no such user' }] }),
+      facts({
+        history: [
+          { address: 'jane@example.org', kind: 'bounced', origin: null, at: new Date('2026-11-02T00:00:00Z'), detail: '550 5.1.1 no such user' },
+        ],
+      }),
     );
     expect(history.found).toBe('A recipient has earlier trouble: jane@example.org bounced on 2026-11-02 (550 5.1.1 no such user).');
   });
 
   it('lists attention before improvement, in rule order, the same way every time', () => {
-    const many = facts({ email: { fromAddress: 'noreply@acme.com', fromDomain: 'acme.com', text: null }, ...domain({ name: 'acme.com', openTracking: true }) });
+    const many = facts({
+      email: { fromAddress: 'noreply@acme.com', fromDomain: 'acme.com', text: null },
+      ...domain({ name: 'acme.com', openTracking: true }),
+    });
     const first = ordered(evaluate(CONTENT_RULES, many)).map((i) => `${i.severity}:${i.id}`);
     expect(first).toEqual([
       'attention:no-reply-sender',
@@ -108,7 +120,12 @@ describe('content rules', () => {
 
 describe('outcome rules', () => {
   const at = new Date('2026-11-26T12:00:00Z');
-  const event = (type: string, data: Record<string, unknown> = {}, recipients = ['jane@example.org']): OutcomeEvent => ({ type, recipients, data, createdAt: at });
+  const event = (type: string, data: Record<string, unknown> = {}, recipients = ['jane@example.org']): OutcomeEvent => ({
+    type,
+    recipients,
+    data,
+    createdAt: at,
+  });
   const outcome = (...events: OutcomeEvent[]): OutcomeFacts => ({
     events: [event('email.sent'), ...events],
     recipients: [{ address: 'jane@example.org', status: 'deferred', lastResponse: '421 4.7.28 Gmail has detected an unusual rate' }],
@@ -128,7 +145,10 @@ describe('outcome rules', () => {
     ],
     ['complained', outcome(delivered(true), event('email.complained'))],
     ['delivered-without-tls', outcome(delivered(false))],
-    ['deferred-by-provider', outcome(event('email.delivery_delayed', { delivery: { mx: 'gmail-smtp-in.l.google.com', response: '421 4.7.28 rate' } }))],
+    [
+      'deferred-by-provider',
+      outcome(event('email.delivery_delayed', { delivery: { mx: 'gmail-smtp-in.l.google.com', response: '421 4.7.28 rate' } })),
+    ],
     ['deferred-by-provider', outcome(event('email.delivery_delayed'))],
   ];
 
