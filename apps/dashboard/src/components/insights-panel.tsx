@@ -71,7 +71,8 @@ export function InsightsPanel({ emailId }: { emailId: string }) {
             No issues found
           </Text>
           <Text size="sm" c="dimmed">
-            Herald checked this email&apos;s content, its sending domain and DMARC, its recipients and its delivery, and found nothing to fix.
+            Herald checked this email&apos;s content, its sending domain and DMARC, and its recipients, and found nothing to fix. Bounces, deferrals
+            and delivery without TLS show here as they happen.
           </Text>
         </Stack>
       ) : (
