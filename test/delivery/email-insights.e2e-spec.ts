@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type { CreateEmailOptions } from 'resend';
 import { DomainsRepository } from '@herald/domains';
 import type { MxSink } from '@herald/testing';
 import { call, markVerified, type TestTeam } from '../support/api-harness';
 import { DeliveryWorld } from '../support/delivery-world';
+import { smtpSubmissionsOf } from '../support/smtp-submissions';
 
 const TEXT = 'Hello Jane, here is what happened on your Acme account this week: three new projects and two comments.';
 /** Links to the sending domain's organization (teamN.acme.test sends, acme.test is linked). */
@@ -150,6 +152,30 @@ describe('email insights (resend SDK → api → worker → MX sinks, GET /email
       records: domain!.records.map((r) => (r.record === 'Tracking' ? { ...r, status: 'pending' as const } : r)),
     });
     expect(await idsOf(team, await send(team, clean(team)))).toEqual(['open-tracking-subdomain']);
+  });
+
+  it('reads the headers of a message relayed over SMTP: one-click List-Unsubscribe on bulk mail', async () => {
+    const smtp = smtpSubmissionsOf(world.api.app);
+    const auth = await smtp.authenticate('herald', acme.token);
+    if (!auth.ok) throw new Error('authentication failed');
+    const relay = async (headers: Record<string, string>) => {
+      const raw = await new MailComposer({
+        from: `Acme <${acme.from()}>`,
+        to: 'jane@inbox.test',
+        subject: 'Acme news',
+        text: `${TEXT} Unsubscribe: https://acme.test/unsubscribe`,
+        html: `${CLEAN_HTML}<a href="https://acme.test/unsubscribe">Unsubscribe</a>`,
+        headers,
+      })
+        .compile()
+        .build();
+      const result = await smtp.submit(auth.principal, { mailFrom: acme.from(), rcptTo: ['jane@inbox.test'] }, raw);
+      if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.reply)}`);
+      return result.id;
+    };
+    expect(await idsOf(acme, await relay({}))).toEqual(['list-unsubscribe-missing']);
+    const oneClick = { 'List-Unsubscribe': '<https://acme.test/u/1>, <mailto:u@acme.test>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+    expect(await idsOf(acme, await relay(oneClick))).toEqual([]);
   });
 
   it('bounced: the recipient server refused the address', async () => {
