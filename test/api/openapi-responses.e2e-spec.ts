@@ -46,6 +46,9 @@ describe('the OpenAPI document, against real responses', () => {
     const email = await call(api.url, acme.token, 'GET', `/emails/${sent.body.id}`);
     expect(email.status).toBe(200);
     expect(okProblems('get /emails/{id}', email.body)).toEqual([]);
+    const insights = await call(api.url, acme.token, 'GET', `/emails/${sent.body.id}/insights`);
+    expect(insights.status).toBe(200);
+    expect(okProblems('get /emails/{id}/insights', insights.body)).toEqual([]);
     const page = await call(api.url, acme.token, 'GET', '/emails?limit=5');
     expect(okProblems('get /emails', page.body)).toEqual([]);
 

@@ -91,6 +91,11 @@ describe('dashboard teams, roles and isolation', () => {
     expect(detail.body.recipients).toEqual([expect.objectContaining({ email: 'delivered@herald.test' })]);
     expect(detail.body.headers).toEqual(expect.arrayContaining([{ name: 'Subject', value: 'Order shipped' }]));
     expect(Array.isArray(detail.body.events)).toBe(true);
+    // The Insights panel's source: the REST shape (a root-domain sender, an HTML-only body).
+    const insights = await alice.get(a(`/emails/${ids['Order shipped']}/insights`));
+    expect(insights.status).toBe(200);
+    expect(insights.body.object).toBe('list');
+    expect(insights.body.data.map((i: any) => i.id)).toEqual(expect.arrayContaining(['plain-text-missing', 'root-domain-sender']));
     const raw = await fetch(`${world.url}${a(`/emails/${ids['Order shipped']}/raw`)}`, { headers: { cookie: cookieHeader(alice) } });
     expect(raw.status).toBe(200);
     expect(raw.headers.get('content-type')).toMatch(/^message\/rfc822/);
@@ -125,6 +130,7 @@ describe('dashboard teams, roles and isolation', () => {
       ['GET', '/emails'],
       ['GET', `/emails/${ids['Order shipped']}`],
       ['GET', `/emails/${ids['Order shipped']}/raw`],
+      ['GET', `/emails/${ids['Order shipped']}/insights`],
       ['GET', '/api-keys'],
       ['POST', '/api-keys', { name: 'x' }],
       ['DELETE', `/api-keys/${ids.key}`],
@@ -161,6 +167,7 @@ describe('dashboard teams, roles and isolation', () => {
     const b = (path: string) => `/dashboard/api/teams/${teamB}${path}`;
     expect((await bob.get(b(`/domains/${ids.domain}`))).status).toBe(404);
     expect((await bob.get(b(`/emails/${ids['Order shipped']}`))).status).toBe(404);
+    expect((await bob.get(b(`/emails/${ids['Order shipped']}/insights`))).status).toBe(404);
     expect((await bob.get(b(`/webhooks/${ids.webhook}/secret`))).status).toBe(404);
     expect((await bob.delete(b(`/api-keys/${ids.key}`))).status).toBe(404);
     // And nothing of team A changed.

@@ -3,6 +3,7 @@ import { AccountsModule } from '@herald/accounts';
 import { HeraldConfig } from '@herald/config';
 import { DomainsModule, DomainVerificationListener, DomainVerificationModule } from '@herald/domains';
 import { EmailsModule } from '@herald/emails';
+import { InsightsModule } from '@herald/insights';
 import { DispatchReconcilerModule, MessagesModule } from '@herald/messages';
 import { IdempotencyPurgerModule } from '@herald/idempotency';
 import { LimitsModule } from '@herald/limits';
@@ -36,6 +37,7 @@ export class ApiModule {
         AccountsModule,
         LimitsModule,
         EmailsModule,
+        InsightsModule,
         DomainsModule,
         SuppressionsModule,
         DomainVerificationModule.forRoot({ imports: [DomainsModule], listener: DomainVerificationListener }),

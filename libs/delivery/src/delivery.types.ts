@@ -9,7 +9,8 @@ export type { Bounce, BounceSubType, BounceType } from '@herald/messages';
 
 /** What one attempt (or a later report) says about one recipient. */
 export type RecipientOutcome =
-  | { kind: 'delivered'; response: string; mx: string }
+  /** `tls`: the session was encrypted (STARTTLS); false when the server offered none and the message went in the clear. */
+  | { kind: 'delivered'; response: string; mx: string; tls: boolean }
   /** Try again later: 4xx, timeouts, refused or dropped connections, DNS failures. */
   | {
       kind: 'deferred';

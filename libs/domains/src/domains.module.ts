@@ -6,6 +6,8 @@ import { DomainVerificationListener } from './domain-verification.listener';
 import { DOMAINS_CONFIG } from './domains.config';
 import { DomainsRepository } from './domains.repository';
 import { DomainsService } from './domains.service';
+import { DmarcInspector } from './verification/dmarc';
+import { DnsResolver } from './verification/dns-resolver';
 
 /**
  * The domains context: sending domains, their DKIM keys and DNS records. Relies on the app
@@ -15,7 +17,16 @@ import { DomainsService } from './domains.service';
  */
 @Module({
   imports: [ResourceEventsModule],
-  providers: [DOMAINS_CONFIG.provider, DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains],
-  exports: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains],
+  providers: [
+    DOMAINS_CONFIG.provider,
+    DomainsRepository,
+    DomainEvents,
+    DomainsService,
+    DomainVerificationListener,
+    SendingDomains,
+    DnsResolver,
+    DmarcInspector,
+  ],
+  exports: [DomainsRepository, DomainEvents, DomainsService, DomainVerificationListener, SendingDomains, DmarcInspector],
 })
 export class DomainsModule {}

@@ -56,7 +56,19 @@ export interface Suppressed {
   diagnosticCode: string[];
 }
 
-export type EventExtra = { bounce: Bounce } | { failed: { reason: string } } | { suppressed: Suppressed } | Record<string, never>;
+/**
+ * Herald's extension of `email.delivered` and `email.delivery_delayed` (as SendGrid's `tls` and
+ * Mailgun's `delivery-status`): the MX host that answered, whether the session was encrypted, and
+ * for a deferral the reply that deferred it.
+ */
+export interface DeliveryDetails {
+  mx: string | null;
+  tls?: boolean;
+  response?: string;
+}
+
+export type EventExtra =
+  { bounce: Bounce } | { failed: { reason: string } } | { suppressed: Suppressed } | { delivery: DeliveryDetails } | Record<string, never>;
 
 /** An event as the engine records it: a row of email_events, then a message on the events stream. */
 export interface EmailEventRecord {

@@ -4,6 +4,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { HeraldError, restTimestamp } from '@herald/core';
 import { DomainsService } from '@herald/domains';
 import { EmailsService } from '@herald/emails';
+import { InsightsService } from '@herald/insights';
 import { EmailFeedRepository } from '@herald/messages';
 import { DashboardController } from './dashboard.guard';
 import { parseFeedQuery } from './email-feed.query';
@@ -16,6 +17,7 @@ export class TeamEmailsController {
     private readonly feed: EmailFeedRepository,
     private readonly emails: EmailsService,
     private readonly domains: DomainsService,
+    private readonly insights: InsightsService,
   ) {}
 
   @Get()
@@ -64,6 +66,11 @@ export class TeamEmailsController {
       })),
       headers: headerList(email),
     };
+  }
+
+  @Get(':id/insights')
+  insightsOf(@Param('teamId') teamId: string, @Param('id') id: string) {
+    return this.insights.forEmail(teamId, id);
   }
 
   @Get(':id/raw')

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Us
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '@herald/accounts';
 import { EmailsService, parseBatchValidationMode, SendService } from '@herald/emails';
+import { InsightsService } from '@herald/insights';
 import { PAGE_LIMIT_MESSAGE } from '@herald/http';
 import { validateIdempotencyKey } from '@herald/idempotency';
 import { ApiKeyGuard } from '../auth/api-key.guard';
@@ -25,6 +26,7 @@ export class EmailsController {
   constructor(
     private readonly send: SendService,
     private readonly emails: EmailsService,
+    private readonly insights: InsightsService,
   ) {}
 
   @ApiOperation({ operationId: 'sendEmail', summary: 'Send an email' })
@@ -76,6 +78,23 @@ export class EmailsController {
   @Get(':id')
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.emails.get(p.teamId, id);
+  }
+
+  @ApiOperation({
+    operationId: 'getEmailInsights',
+    summary: 'Deliverability insights of an email (Herald extension)',
+    description:
+      'What in this email, its sending domain and its recipients may hurt delivery, and what happened to it ' +
+      '(bounces, complaints, deferrals, delivery without TLS), each with what was found and how to fix it; ' +
+      '`attention` first. The content findings are computed the first time they are asked for and kept: the same ' +
+      'email answers the same findings later. An empty list when there is nothing to fix.',
+  })
+  @ApiIdParam('email')
+  @ApiOk('InsightList', 'The findings, attention first.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
+  @Get(':id/insights')
+  insightsOf(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.insights.forEmail(p.teamId, id);
   }
 
   @ApiOperation({ operationId: 'updateEmail', summary: 'Reschedule a scheduled email' })

@@ -33,6 +33,7 @@ import {
   updateEmailBody,
 } from '@herald/emails';
 import { errorBodySchema } from '@herald/http';
+import { insightListSchema, insightSchema } from '@herald/insights';
 import { livenessBodySchema, readinessBodySchema } from '@herald/observability';
 import {
   addedSuppressionsSchema,
@@ -105,6 +106,8 @@ const RESPONSE_SCHEMAS = {
   EmailListItem: emailSummarySchema,
   EmailList: emailListSchema,
   EmailReference: emailReferenceSchema,
+  Insight: insightSchema,
+  InsightList: insightListSchema,
   CreateApiKeyResponse: createdApiKeySchema,
   ApiKey: apiKeySchema,
   ApiKeyList: apiKeyListSchema,

@@ -57,6 +57,14 @@ export interface EmailDetail extends EmailSummary {
   headers: { name: string; value: string }[];
 }
 
+/** A deliverability finding about an email (GET /emails/:id/insights). */
+export interface Insight {
+  id: string;
+  severity: 'attention' | 'improvement';
+  found: string;
+  fix: string;
+}
+
 export interface ApiKey {
   id: string;
   name: string;

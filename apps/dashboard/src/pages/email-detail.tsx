@@ -1,6 +1,7 @@
 import { Anchor, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Tabs, Text, Timeline } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useMemo, useState } from 'react';
+import { InsightsPanel } from '../components/insights-panel';
 import { EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
 import { API_BASE } from '../lib/api';
 import { formatDate } from '../lib/format';
@@ -81,6 +82,7 @@ export function EmailDetailPage() {
           <Field label="Created">{formatDate(e.created_at)}</Field>
         </SimpleGrid>
       </Paper>
+      <InsightsPanel emailId={e.id} />
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md" mb="md">
         <Paper withBorder p="md">
           <Text fw={600} mb="xs">

@@ -5,6 +5,7 @@ import {
   ONCE_PER_EMAIL,
   type ClaimedEmail,
   type ClaimedRecipient,
+  type DeliveryDetails,
   type EmailEventRecord,
   type EmailEventType,
   type EmailOutcome,
@@ -94,6 +95,7 @@ export class OutcomeCollector {
   /** The results of one SMTP transaction (one recipient domain). */
   transmitted(results: RecipientResult[]): void {
     const delivered: string[] = [];
+    let delivery: DeliveryDetails | null = null;
     for (const { recipient, outcome } of results) {
       const r = this.byAddress.get(recipient.toLowerCase());
       if (!r) continue;
@@ -101,6 +103,7 @@ export class OutcomeCollector {
         case 'delivered':
           this.update(r, 'delivered', outcome.response, outcome.mx);
           delivered.push(r.address);
+          delivery = { mx: outcome.mx, tls: outcome.tls };
           break;
         case 'bounced':
           this.bounced(r, outcome.bounce, outcome.mx);
@@ -116,7 +119,7 @@ export class OutcomeCollector {
         }
       }
     }
-    if (delivered.length) this.event('email.delivered', delivered);
+    if (delivered.length) this.event('email.delivered', delivered, delivery ? { delivery } : {});
   }
 
   finish(): EmailOutcome {
@@ -140,7 +143,7 @@ export class OutcomeCollector {
     }
     this.update(r, 'deferred', response, mx, next);
     // The same id at every deferral: the email announces its delay once.
-    this.event('email.delivery_delayed', [r.address], {}, ONCE_PER_EMAIL);
+    this.event('email.delivery_delayed', [r.address], { delivery: { mx, response } }, ONCE_PER_EMAIL);
   }
 
   private bounced(r: ClaimedRecipient, bounce: Bounce, mx: string | null): void {

@@ -65,9 +65,11 @@ export class AddressPool {
   send(lease: Lease, job: DeliveryJob): Promise<Transaction> {
     const envelope: TrackedEnvelope = { from: job.envelopeFrom, to: [...job.recipients] };
     return new Promise((resolve) => {
+      // Read before release: a connection released after its last message is closed.
+      const tls = lease.connection.secure;
       lease.connection.send(envelope, job.message, (error, info) => {
         this.release(lease, !error);
-        if (!error) return resolve({ results: successResults(job, info, this.mx), siteFailure: null });
+        if (!error) return resolve({ results: successResults(job, info, this.mx, tls), siteFailure: null });
         resolve({ results: failureResults(job, error, envelope, this.mx), siteFailure: siteFailure(error, this.mx) });
       });
     });
@@ -144,11 +146,11 @@ export class AddressPool {
   }
 }
 
-function successResults(job: DeliveryJob, info: SMTPConnection.SentMessageInfo, mx: string): RecipientResult[] {
+function successResults(job: DeliveryJob, info: SMTPConnection.SentMessageInfo, mx: string, tls: boolean): RecipientResult[] {
   const accepted = new Set(info.accepted.map((address) => address.toLowerCase()));
   const refusals = refusalsByRecipient(info.rejectedErrors);
   return job.recipients.map((recipient) => {
-    if (accepted.has(recipient.toLowerCase())) return { recipient, outcome: { kind: 'delivered', response: info.response, mx } };
+    if (accepted.has(recipient.toLowerCase())) return { recipient, outcome: { kind: 'delivered', response: info.response, mx, tls } };
     const reply = refusals.get(recipient.toLowerCase()) ?? `451 4.3.0 Herald: no reply for ${recipient}`;
     return { recipient, outcome: refusalOutcome(reply, mx) };
   });

@@ -84,7 +84,7 @@ describe('SmtpTransmitter', () => {
     const [result] = await transmitter().deliver(job('example.test'));
     expect(result).toEqual({
       recipient: 'rcpt@example.test',
-      outcome: { kind: 'delivered', mx: 'mx1.example.test', response: expect.stringMatching(/^250 /) },
+      outcome: { kind: 'delivered', mx: 'mx1.example.test', response: expect.stringMatching(/^250 /), tls: true },
     });
     expect(primary.messages).toHaveLength(1);
     expect(primary.messages[0]).toMatchObject({
@@ -177,9 +177,9 @@ describe('SmtpTransmitter', () => {
     const [refused] = await t.deliver(job('plain.test', ['rcpt'], true));
     expect(refused.outcome).toMatchObject({ kind: 'deferred', mx: 'plain.example.test' });
     expect(plain.received).toBe(0);
-    expect((await t.deliver(job('plain.test')))[0].outcome).toMatchObject({ kind: 'delivered' });
+    expect((await t.deliver(job('plain.test')))[0].outcome).toMatchObject({ kind: 'delivered', tls: false });
     expect(plain.messages[0].secure).toBe(false);
-    expect((await t.deliver(job('example.test', ['rcpt'], true)))[0].outcome).toMatchObject({ kind: 'delivered' });
+    expect((await t.deliver(job('example.test', ['rcpt'], true)))[0].outcome).toMatchObject({ kind: 'delivered', tls: true });
     expect(primary.messages[0].secure).toBe(true);
   });
 
