@@ -33,7 +33,7 @@ async function startWebhooksProcess(env: NodeJS.ProcessEnv): Promise<WebhooksPro
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const exited = once(child, 'exit');
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 45_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald webhooks exited early: ${stderr}`);
     if (
