@@ -14,4 +14,6 @@ export interface Sender {
   homeRegion: string;
   /** A key restricted to one sending domain (`sending_access` with `domain_id`). */
   restrictedDomainId: string | null;
+  /** The API key the request authenticated with, recorded on each email; null for Herald's own mail. */
+  apiKeyId: string | null;
 }

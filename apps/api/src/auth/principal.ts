@@ -24,4 +24,5 @@ export const senderOf = (p: Principal): Sender => ({
   plan: p.team.plan,
   homeRegion: p.team.homeRegion,
   restrictedDomainId: p.domainId,
+  apiKeyId: p.keyId,
 });

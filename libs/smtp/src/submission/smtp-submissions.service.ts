@@ -194,6 +194,7 @@ export function senderOf(principal: Principal): Sender {
     plan: principal.team.plan,
     homeRegion: principal.team.homeRegion,
     restrictedDomainId: principal.domainId,
+    apiKeyId: principal.keyId,
   };
 }
 
