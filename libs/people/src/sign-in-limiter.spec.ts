@@ -17,11 +17,19 @@ describe('LocalSignInCounter (the sign-in limit while Redis is unreachable)', ()
     expect(counter.count('account:a', true)).toEqual({ n: 1, ttl: 60 });
   });
 
-  it('keeps its memory bounded: windows that are over are dropped once there are many', () => {
+  it('keeps its memory bounded: windows that are over are dropped', () => {
     const many = new LocalSignInCounter(() => now);
     for (let i = 0; i < 10_001; i++) many.count(`address:${i}`, true);
     now += 61_000;
     many.count('address:new', true);
     expect((many as unknown as { windows: Map<string, unknown> }).windows.size).toBe(1);
+  });
+
+  it('holds at most 100,000 windows, dropping the oldest, even when none is over', () => {
+    const flooded = new LocalSignInCounter(() => now);
+    for (let i = 0; i < 100_050; i++) flooded.count(`address:${i}`, true);
+    expect((flooded as unknown as { windows: Map<string, unknown> }).windows.size).toBe(100_000);
+    expect(flooded.count('address:0', false).n).toBe(0);
+    expect(flooded.count('address:100049', false).n).toBe(1);
   });
 });

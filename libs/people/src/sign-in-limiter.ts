@@ -24,12 +24,14 @@ export interface SignInVerdict {
   retryAfterSeconds: number;
 }
 
-/** Past this many counters, the in-process fallback drops those whose minute is over (memory stays bounded). */
-const PRUNE_ABOVE = 10_000;
+/** The in-process fallback never holds more than this many counters (the oldest go first), whatever a flood of addresses does: a few MB. */
+const MAX_WINDOWS = 100_000;
 
 /**
  * The COUNT script's fixed one-minute windows in this process alone, for while Redis is
- * unreachable: a window starts at its first count and ends WINDOW_SECONDS later.
+ * unreachable: a window starts at its first count and ends WINDOW_SECONDS later. Windows are kept
+ * in the order they end (a new one goes last), so those that are over are always the first ones
+ * and dropping them costs nothing per attempt.
  */
 export class LocalSignInCounter {
   private readonly windows = new Map<string, { n: number; endsAt: number }>();
@@ -38,12 +40,15 @@ export class LocalSignInCounter {
 
   count(key: string, increment: boolean): { n: number; ttl: number } {
     const now = this.clock();
+    for (const [k, w] of this.windows) {
+      if (w.endsAt > now && this.windows.size < MAX_WINDOWS) break;
+      this.windows.delete(k);
+    }
     let window = this.windows.get(key);
-    if (!window || window.endsAt <= now) {
+    if (!window) {
       if (!increment) return { n: 0, ttl: WINDOW_SECONDS };
       window = { n: 0, endsAt: now + WINDOW_SECONDS * 1000 };
       this.windows.set(key, window);
-      if (this.windows.size > PRUNE_ABOVE) for (const [k, w] of this.windows) if (w.endsAt <= now) this.windows.delete(k);
     }
     if (increment) window.n++;
     return { n: window.n, ttl: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
