@@ -285,6 +285,8 @@ describe('dashboard signed-in pages (browser)', () => {
         if (alerts.length) problems.push(`${viewport} ${name} alerts: ${alerts.join(' | ')}`);
         await screenshot(target, name, viewport);
         for (const sideways of await sidewaysScrolling(target)) problems.push(`${viewport} ${name} scrolls sideways: ${sideways}`);
+        if (!(await target.locator('[data-team-switcher]').innerText()).includes("Grace's team"))
+          problems.push(`${viewport} ${name}: no team switcher`);
         if (await truncated(target, '[data-team-switcher] p')) problems.push(`${viewport} ${name}: the team's name is cut in the header`);
         // axe cannot run inside the preview's sandbox (no scripts) and would wait for it; the preview is the sender's HTML.
         if (name === 'email-detail') await target.getByRole('tab', { name: 'Text' }).click();

@@ -62,29 +62,32 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
  * frame and code blocks are the sender's content and left out.
  */
 export function sidewaysScrolling(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const found: string[] = [];
-    const root = document.documentElement;
-    if (root.scrollWidth > root.clientWidth + 1) found.push(`the page (${root.scrollWidth} px in ${root.clientWidth})`);
-    for (const element of Array.from(document.querySelectorAll<HTMLElement>('body *'))) {
-      if (element.closest('iframe, pre, code, [data-sideways-ok]') || !element.offsetParent) continue;
-      const style = getComputedStyle(element);
-      if (!/(auto|scroll)/.test(style.overflowX) || style.textOverflow === 'ellipsis') continue;
-      if (element.scrollWidth > element.clientWidth + 1) {
-        const what = element.getAttribute('aria-label') ?? element.className.toString().split(' ')[0] ?? element.tagName;
-        found.push(`${what}: ${element.scrollWidth} px in ${element.clientWidth} (${(element.innerText || '').slice(0, 40).replace(/\s+/g, ' ')})`);
-      }
-    }
-    return found;
-  });
+  return page.evaluate<string[]>(SIDEWAYS);
 }
 
-/** Whether the element's text is cut (wider than its box, as with an ellipsis). */
+// Run in the page (a string: this project's TypeScript has no DOM types).
+const SIDEWAYS = `(() => {
+  const found = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth + 1) found.push('the page (' + root.scrollWidth + ' px in ' + root.clientWidth + ')');
+  for (const element of document.querySelectorAll('body *')) {
+    if (element.closest('iframe, pre, code') || !element.offsetParent) continue;
+    const style = getComputedStyle(element);
+    if (!/(auto|scroll)/.test(style.overflowX) || style.textOverflow === 'ellipsis') continue;
+    if (element.scrollWidth > element.clientWidth + 1) {
+      const what = element.getAttribute('aria-label') || String(element.className).split(' ').pop() || element.tagName;
+      found.push(what + ': ' + element.scrollWidth + ' px in ' + element.clientWidth + ' (' + (element.innerText || '').slice(0, 40).replace(/\\s+/g, ' ') + ')');
+    }
+  }
+  return found;
+})()`;
+
+/** Whether the text of the first element matching `selector` is cut (wider than its box, as with an ellipsis); false when there is none. */
 export function truncated(page: Page, selector: string): Promise<boolean> {
-  return page
-    .locator(selector)
-    .first()
-    .evaluate((element) => element.scrollWidth > element.clientWidth + 1);
+  return page.evaluate<boolean>(`(() => {
+    const element = document.querySelector(${JSON.stringify(selector)});
+    return Boolean(element) && element.scrollWidth > element.clientWidth + 1;
+  })()`);
 }
 
 /** Writes test/browser/screenshots/<name>-<viewport>.png (the whole page) and returns its path. */
