@@ -52,8 +52,8 @@ async function main(): Promise<void> {
     const scenarios: [string, (i: number) => string][] = [
       ['first page (50)', () => `${base}?limit=50`],
       ['filtered: last_event=bounced', () => `${base}?limit=50&last_event=bounced`],
-      ['filtered: api key (50% of emails)', () => `${base}?limit=50&api_key_id=${keys.half}`],
-      ['filtered: api key (1% of emails)', () => `${base}?limit=50&api_key_id=${keys.rare}`],
+      ['filtered: api key (50%)', () => `${base}?limit=50&api_key_id=${keys.half}`],
+      ['filtered: api key (1%)', () => `${base}?limit=50&api_key_id=${keys.rare}`],
       ['search by recipient', (i) => `${base}?q=user${(i * 7919) % EMAILS}@example.com`],
       ['search by subject word', () => `${base}?limit=50&q=invoice`],
       ['email detail', () => `${base}/${middle}`],
