@@ -9,6 +9,8 @@ import {
   newContext,
   screenshot,
   seriousViolations,
+  sidewaysScrolling,
+  truncated,
   type AxeViolation,
   type ViewportName,
 } from '../support/browser';
@@ -34,6 +36,8 @@ describe('dashboard signed-in pages (browser)', () => {
   let page: Page;
   let teamId: string;
   let resend: Resend;
+  let api: Awaited<ReturnType<DashboardWorld['client']>>;
+  const t = (path: string) => `/dashboard/api/teams/${teamId}${path}`;
   const ids: Record<string, string> = {};
   /** Dashboard API answers of 400 and up, uncaught page errors; requests answered by anything but Herald. */
   const problems: string[] = [];
@@ -52,12 +56,11 @@ describe('dashboard signed-in pages (browser)', () => {
     watch(page, 'desktop');
     teamId = await signInThroughForm(page, OWNER.email, OWNER.password);
     // What the browser tests do not create themselves: an endpoint, a suppression, an invitation.
-    const client = await world.client();
-    await client.auth('/sign-in/email', OWNER);
-    const t = (path: string) => `/dashboard/api/teams/${teamId}${path}`;
-    ids.webhook = (await client.post(t('/webhooks'), { endpoint: `${outside.url}/hook`, events: ['email.delivered', 'email.bounced'] })).body.id;
-    await client.post(t('/suppressions'), { email: 'gone@people.test' });
-    await client.post(t('/invitations'), { email: 'linus@people.test', role: 'admin' });
+    api = await world.client();
+    await api.auth('/sign-in/email', OWNER);
+    ids.webhook = (await api.post(t('/webhooks'), { endpoint: `${outside.url}/hook`, events: ['email.delivered', 'email.bounced'] })).body.id;
+    await api.post(t('/suppressions'), { email: 'gone@people.test' });
+    await api.post(t('/invitations'), { email: 'linus@people.test', role: 'admin' });
   }, 120_000);
 
   afterAll(async () => {
@@ -144,6 +147,26 @@ describe('dashboard signed-in pages (browser)', () => {
     await page.locator('table tbody tr').filter({ hasText: 'Order lost' }).getByText('bounced').waitFor({ timeout: 20_000 });
     await page.locator('table tbody tr').filter({ hasText: 'Order shipped' }).getByText('delivered').waitFor({ timeout: 20_000 });
 
+    // The API key picker: an email sent with another key, then each key narrows the feed to its own.
+    const staging = (await api.post(t('/api-keys'), { name: 'Staging', permission: 'sending_access' })).body;
+    const sentWithStaging = await new Resend(staging.token, { baseUrl: world.url }).emails.send({
+      from: `Shop <shop@${DOMAIN}>`,
+      to: 'cy@people.test',
+      subject: 'Staging check',
+      text: 'from staging',
+    });
+    expect(sentWithStaging.error).toBeNull();
+    await page.locator('table tbody tr').filter({ hasText: 'Staging check' }).waitFor({ timeout: 5_000 });
+    await page.reload();
+    await page.getByRole('combobox', { name: 'API key' }).click();
+    await page.getByRole('option', { name: 'Production', exact: true }).click();
+    await eventually(async () => expect(await subjects()).toEqual(['Order lost', 'Invoice ready', 'Order shipped']), 5_000);
+    await page.getByRole('combobox', { name: 'API key' }).click();
+    await page.getByRole('option', { name: 'Staging', exact: true }).click();
+    await eventually(async () => expect(await subjects()).toEqual(['Staging check']), 5_000);
+    await page.goto(`/dashboard/t/${teamId}/emails`);
+    await page.locator('table tbody tr').filter({ hasText: 'Order lost' }).waitFor();
+
     await page.getByRole('combobox', { name: 'Status' }).click();
     await page.getByRole('option', { name: 'bounced', exact: true }).click();
     await eventually(async () => expect(await subjects()).toEqual(['Order lost']), 5_000);
@@ -198,6 +221,34 @@ describe('dashboard signed-in pages (browser)', () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
+  it('searches suppressions by part of an address, and shows the audit log and the account’s own activity', async () => {
+    await api.post(t('/suppressions'), { email: 'Someone.Else@Example.org' });
+    await page.goto(`/dashboard/t/${teamId}/suppressions`);
+    const addresses = () => page.locator('table tbody tr td:nth-child(1)').allTextContents();
+    // nobody@people.test hard-bounced (the first test): Herald listed it itself.
+    await eventually(async () => expect(await addresses()).toEqual(['someone.else@example.org', 'nobody@people.test', 'gone@people.test']), 5_000);
+    await page.getByLabel('Search').fill('ELSE@');
+    await eventually(async () => expect(await addresses()).toEqual(['someone.else@example.org']), 5_000);
+    await page.getByLabel('Search').fill('people');
+    await eventually(async () => expect(await addresses()).toEqual(['nobody@people.test', 'gone@people.test']), 5_000);
+    await page.getByLabel('Search').fill('zzz');
+    await page.getByText('No suppressed address matches').waitFor();
+
+    await page.goto(`/dashboard/t/${teamId}/team`);
+    await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    const created = page.locator('table tbody tr').filter({ hasText: 'Created an API key' }).filter({ hasText: 'name: Production' });
+    await created.waitFor();
+    expect(await created.innerText()).toContain(OWNER.email);
+    expect(await created.innerText()).toMatch(/127\.0\.0\.1/);
+
+    await page.goto(`/dashboard/t/${teamId}/account`);
+    const activity = page.getByRole('region', { name: 'Recent activity' });
+    await activity.getByText('Signed in').filter({ visible: true }).first().waitFor();
+    expect(await activity.innerText()).toContain('method: password');
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   it('shows every page with its data, no error, and no serious accessibility violation at both widths', async () => {
     await eventually(async () => expect(outside.hooks).toBeGreaterThan(0), 15_000);
     const pages: [string, string, string][] = [
@@ -210,7 +261,8 @@ describe('dashboard signed-in pages (browser)', () => {
       ['webhook-detail', `webhooks/${ids.webhook}`, 'success'],
       ['suppressions', 'suppressions', 'gone@people.test'],
       ['team', 'team', 'linus@people.test'],
-      ['account', 'account', OWNER.email],
+      ['audit-log', 'audit-log', 'Created an API key'],
+      ['account', 'account', 'Signed in'],
     ];
     const found: Record<string, AxeViolation[]> = {};
     for (const viewport of ['desktop', 'phone'] as ViewportName[]) {
@@ -232,6 +284,10 @@ describe('dashboard signed-in pages (browser)', () => {
         const alerts = await target.getByRole('alert').allTextContents();
         if (alerts.length) problems.push(`${viewport} ${name} alerts: ${alerts.join(' | ')}`);
         await screenshot(target, name, viewport);
+        for (const sideways of await sidewaysScrolling(target)) problems.push(`${viewport} ${name} scrolls sideways: ${sideways}`);
+        if (!(await target.locator('[data-team-switcher]').innerText()).includes("Grace's team"))
+          problems.push(`${viewport} ${name}: no team switcher`);
+        if (await truncated(target, '[data-team-switcher] p')) problems.push(`${viewport} ${name}: the team's name is cut in the header`);
         // axe cannot run inside the preview's sandbox (no scripts) and would wait for it; the preview is the sender's HTML.
         if (name === 'email-detail') await target.getByRole('tab', { name: 'Text' }).click();
         found[`${name}-${viewport}`] = await seriousViolations(target);

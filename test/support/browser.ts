@@ -55,6 +55,41 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
     .map((v) => ({ id: v.id, impact: String(v.impact), help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
 }
 
+/**
+ * What scrolls sideways on the page as it is now: the page itself, or any visible element whose
+ * content is wider than its box and that scrolls (a table's scroll container) or cuts it off.
+ * Text ellipsis (`truncate`) is not counted here; `truncated` looks at that. The email preview's
+ * frame and code blocks are the sender's content and left out.
+ */
+export function sidewaysScrolling(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(SIDEWAYS);
+}
+
+// Run in the page (a string: this project's TypeScript has no DOM types).
+const SIDEWAYS = `(() => {
+  const found = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth + 1) found.push('the page (' + root.scrollWidth + ' px in ' + root.clientWidth + ')');
+  for (const element of document.querySelectorAll('body *')) {
+    if (element.closest('iframe, pre, code') || !element.offsetParent) continue;
+    const style = getComputedStyle(element);
+    if (!/(auto|scroll)/.test(style.overflowX) || style.textOverflow === 'ellipsis') continue;
+    if (element.scrollWidth > element.clientWidth + 1) {
+      const what = element.getAttribute('aria-label') || String(element.className).split(' ').pop() || element.tagName;
+      found.push(what + ': ' + element.scrollWidth + ' px in ' + element.clientWidth + ' (' + (element.innerText || '').slice(0, 40).replace(/\\s+/g, ' ') + ')');
+    }
+  }
+  return found;
+})()`;
+
+/** Whether the text of the first element matching `selector` is cut (wider than its box, as with an ellipsis); false when there is none. */
+export function truncated(page: Page, selector: string): Promise<boolean> {
+  return page.evaluate<boolean>(`(() => {
+    const element = document.querySelector(${JSON.stringify(selector)});
+    return Boolean(element) && element.scrollWidth > element.clientWidth + 1;
+  })()`);
+}
+
 /** Writes test/browser/screenshots/<name>-<viewport>.png (the whole page) and returns its path. */
 export async function screenshot(page: Page, name: string, viewport: ViewportName): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });

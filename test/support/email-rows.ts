@@ -27,5 +27,5 @@ export const normalizedEmail = (from: string, domain: string, overrides: Partial
 /** The row of a team's email in us-east-1; its own outbox row unless `dispatchId` names a shared one. */
 export function newEmailRow(teamId: string, email: NormalizedEmail, dispatchId?: string): AcceptedEmail {
   const id = newId();
-  return { id, teamId, region: 'us-east-1', source: 'api', idempotencyKey: null, dispatchId: dispatchId ?? id, email };
+  return { id, teamId, region: 'us-east-1', source: 'api', apiKeyId: null, idempotencyKey: null, dispatchId: dispatchId ?? id, email };
 }

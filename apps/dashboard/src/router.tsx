@@ -66,6 +66,7 @@ const routeTree = rootRoute.addChildren([
     page('suppressions', () => import('./pages/suppressions'), 'SuppressionsPage', teamRoute),
     page('team', () => import('./pages/team'), 'TeamPage', teamRoute),
     page('account', () => import('./pages/account'), 'AccountPage', teamRoute),
+    page('audit-log', () => import('./pages/audit-log'), 'AuditLogPage', teamRoute),
   ]),
 ]);
 

@@ -13,6 +13,8 @@ export interface PageQuery {
   teamId: string;
   /** Extra `column = value` conditions (e.g. a suppression's origin). Column names are code, never input. */
   equals?: Record<string, unknown>;
+  /** Extra `column LIKE pattern` conditions (a search); the pattern's `%`, `_` and `\` are the caller's to escape. */
+  like?: Record<string, string>;
 }
 
 /**
@@ -27,6 +29,10 @@ export async function keysetPage<R>(db: DataSource, query: PageQuery, page: Page
   for (const [column, value] of Object.entries(query.equals ?? {})) {
     params.push(value);
     conditions.push(`${column} = $${params.length}`);
+  }
+  for (const [column, pattern] of Object.entries(query.like ?? {})) {
+    params.push(pattern);
+    conditions.push(`${column} LIKE $${params.length}`);
   }
   const cursor = page.after ?? page.before;
   if (cursor) {

@@ -1,3 +1,4 @@
+import type { Principal } from '@herald/accounts';
 import type { PlanId } from '@herald/limits';
 import type { NewEmail } from '@herald/messages';
 import type { NormalizedEmail } from './validation';
@@ -14,4 +15,17 @@ export interface Sender {
   homeRegion: string;
   /** A key restricted to one sending domain (`sending_access` with `domain_id`). */
   restrictedDomainId: string | null;
+  /** The API key the request authenticated with, recorded on each email; null for Herald's own mail. */
+  apiKeyId: string | null;
+}
+
+/** The sender an API key authenticates, over REST or SMTP. */
+export function senderOf(principal: Principal): Sender {
+  return {
+    teamId: principal.teamId,
+    plan: principal.team.plan,
+    homeRegion: principal.team.homeRegion,
+    restrictedDomainId: principal.domainId,
+    apiKeyId: principal.keyId,
+  };
 }

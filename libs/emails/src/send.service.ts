@@ -191,7 +191,17 @@ export class SendService {
       }
       const emailId = id ?? newId();
       const dispatchId = email.scheduledAt ? emailId : dispatchIdOf(region);
-      rows.push({ id: emailId, teamId: sender.teamId, region, source, idempotencyKey: key, dispatchId, email, ...(raw && { raw }) });
+      rows.push({
+        id: emailId,
+        teamId: sender.teamId,
+        region,
+        source,
+        apiKeyId: sender.apiKeyId,
+        idempotencyKey: key,
+        dispatchId,
+        email,
+        ...(raw && { raw }),
+      });
     }
     return rows;
   }

@@ -9,6 +9,8 @@ export interface EmailFeedFilter {
   lastEvent?: string;
   /** The sending domain's name, lowercased. */
   fromDomain?: string;
+  /** The API key that sent it (emails_team_api_key_idx). */
+  apiKeyId?: string;
   since?: Date;
   until?: Date;
   /** An exact recipient address. */
@@ -25,6 +27,7 @@ export interface EmailFeedItem {
   lastEvent: string;
   createdAt: Date;
   domainId: string | null;
+  apiKeyId: string | null;
 }
 
 export interface EmailRecipientState {
@@ -59,6 +62,7 @@ export class EmailFeedRepository {
     const add = (sql: (n: number) => string, value: unknown) => where.push(sql(params.push(value)));
     if (filter.lastEvent) add((n) => `e.last_event = $${n}`, filter.lastEvent);
     if (filter.fromDomain) add((n) => `${FROM_DOMAIN_SQL.replace('from_address', 'e.from_address')} = $${n}`, filter.fromDomain);
+    if (filter.apiKeyId) add((n) => `e.api_key_id = $${n}`, filter.apiKeyId);
     if (filter.since) add((n) => `e.created_at >= $${n}`, filter.since);
     if (filter.until) add((n) => `e.created_at < $${n}`, filter.until);
     if (filter.recipient) add((n) => `e.id IN (SELECT email_id FROM email_recipients WHERE lower(address) = $${n})`, filter.recipient.toLowerCase());
@@ -67,8 +71,9 @@ export class EmailFeedRepository {
     if (cursor)
       add((n) => `(e.created_at, e.id) ${page.before ? '>' : '<'} (SELECT created_at, id FROM emails WHERE team_id = $1 AND id = $${n})`, cursor);
     const order = page.before ? 'e.created_at, e.id' : 'e.created_at DESC, e.id DESC';
-    const rows: (EmailFeedItem & { domainId: string | null })[] = await this.db.query(
+    const rows: EmailFeedItem[] = await this.db.query(
       `SELECT e.id, e.from_address AS "from", e.to_addresses AS "to", e.subject, e.last_event AS "lastEvent", e.created_at AS "createdAt",
+              e.api_key_id AS "apiKeyId",
               (SELECT d.id FROM domains d WHERE d.team_id = e.team_id AND lower(d.name) = ${FROM_DOMAIN_SQL.replace('from_address', 'e.from_address')}) AS "domainId"
          FROM emails e WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $2`,
       params,

@@ -81,6 +81,8 @@ export interface NewEmail<E extends EmailContent = EmailContent> {
   teamId: string;
   region: string;
   source: EmailSource;
+  /** The API key that sent it (REST or the SMTP relay); null for Herald's own mail. */
+  apiKeyId: string | null;
   idempotencyKey: string | null;
   /**
    * Its row in the dispatch outbox: one per request and region for emails sent now (see

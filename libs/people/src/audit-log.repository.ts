@@ -48,4 +48,16 @@ export class AuditLogRepository {
       [teamId, limit, after],
     );
   }
+
+  /** A person's own entries (sign-ins, MFA, password, linked accounts, sessions), newest first; `after` as in list. */
+  listOfUser(userId: string, limit: number, after: string | null): Promise<AuditEntry[]> {
+    return this.db.query(
+      `SELECT id, action, actor_email AS "actorEmail", ip, user_agent AS "userAgent", detail, created_at AS "createdAt"
+         FROM audit_log a
+        WHERE a.user_id = $1 AND a.team_id IS NULL
+          AND ($3::uuid IS NULL OR (a.created_at, a.id) < (SELECT created_at, id FROM audit_log WHERE id = $3 AND user_id = $1))
+        ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
+      [userId, limit, after],
+    );
+  }
 }

@@ -150,6 +150,11 @@ export class PeopleService {
     return this.audit.list(teamId, limit, after);
   }
 
+  /** What concerns the person only: their sign-ins, MFA, password, linked accounts and sessions. */
+  accountLog(userId: string, limit: number, after: string | null): Promise<AuditEntry[]> {
+    return this.audit.listOfUser(userId, limit, after);
+  }
+
   /** One audit entry; `teamId` null for what concerns the person only (sign-ins, MFA). */
   async record(actor: Actor, teamId: string | null, action: string, detail: Record<string, unknown> = {}): Promise<void> {
     await this.audit.add({

@@ -7,6 +7,8 @@ describe('roles', () => {
     expect(roleAllows('member', 'write')).toBe(false);
     expect(roleAllows('admin', 'write')).toBe(true);
     expect(roleAllows('admin', 'manage_members')).toBe(true);
+    expect(roleAllows('admin', 'read_audit_log')).toBe(true);
+    expect(roleAllows('member', 'read_audit_log')).toBe(false);
     expect(roleAllows('admin', 'delete_team')).toBe(false);
     expect(roleAllows('owner', 'delete_team')).toBe(true);
     expect(roleAllows('owner', 'change_owner')).toBe(true);

@@ -4,7 +4,7 @@ export const ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** What a role may do in its team (README "Dashboard roles"). */
-export type TeamAction = 'read' | 'write' | 'manage_members' | 'change_owner' | 'delete_team';
+export type TeamAction = 'read' | 'write' | 'manage_members' | 'read_audit_log' | 'change_owner' | 'delete_team';
 
 export function roleAllows(role: Role, action: TeamAction): boolean {
   switch (action) {
@@ -12,6 +12,8 @@ export function roleAllows(role: Role, action: TeamAction): boolean {
       return true;
     case 'write':
     case 'manage_members':
+    // The team's log holds its members' sign-ins with their addresses: people who manage the team see it.
+    case 'read_audit_log':
       return role === 'owner' || role === 'admin';
     case 'change_owner':
     case 'delete_team':

@@ -49,7 +49,7 @@ export class SystemMailer {
       const team = await this.teams.get(sender.teamId);
       const plan = isPlanId(team.plan) ? team.plan : 'free';
       const reply = await this.send.send(
-        { teamId: team.id, plan, homeRegion: team.homeRegion, restrictedDomainId: null },
+        { teamId: team.id, plan, homeRegion: team.homeRegion, restrictedDomainId: null, apiKeyId: null },
         { from: `Herald <${sender.from}>`, to: [to], subject, text, html },
         null,
       );

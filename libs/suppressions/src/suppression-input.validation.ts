@@ -99,3 +99,14 @@ export function validateSuppressionListQuery(input: unknown): SuppressionPage {
   }
   return { ...page, origin: (origin as SuppressionOrigin | undefined) ?? null };
 }
+
+/** The dashboard's list query: the REST one, plus `q`, a part of the address to look for (any case). */
+export function validateSuppressionSearchQuery(input: unknown): SuppressionPage {
+  const page = validateSuppressionListQuery(input);
+  const q = isPlainObject(input) ? input['q'] : undefined;
+  if (q === undefined || q === null || q === '') return page;
+  if (typeof q !== 'string') throw new HeraldError('invalid_parameter', 'The `q` parameter must be given once.');
+  const search = q.trim();
+  if (search.length > 320) throw invalid('The `q` parameter must be at most 320 characters.');
+  return search ? { ...page, search } : page;
+}

@@ -19,4 +19,6 @@ export interface SuppressionPage {
   after: string | null;
   before: string | null;
   origin: SuppressionOrigin | null;
+  /** The dashboard's search: lowercased, part of the address (see SuppressionsRepository.listPage). */
+  search?: string;
 }

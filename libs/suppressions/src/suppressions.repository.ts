@@ -108,12 +108,24 @@ export class SuppressionsRepository {
     return rows[0]?.home_region ?? null;
   }
 
-  /** Newest first, `limit` at most, and whether there are more beyond the page. */
+  /**
+   * Newest first, `limit` at most, and whether there are more beyond the page. A search of three
+   * characters or more matches anywhere in the address, a shorter one its start: the trigram
+   * index (migration 1765501000000) serves both, and one or two letters anywhere would match
+   * most of a large list anyway.
+   */
   async listPage(teamId: string, page: SuppressionPage): Promise<{ items: Suppression[]; hasMore: boolean }> {
     const equals = page.origin ? { origin: page.origin } : {};
-    const { rows, hasMore } = await keysetPage<SuppressionRow>(this.db, { table: 'suppressions', columns: COLUMNS, teamId, equals }, page);
+    const like: Record<string, string> = page.search ? { email: searchPattern(page.search) } : {};
+    const { rows, hasMore } = await keysetPage<SuppressionRow>(this.db, { table: 'suppressions', columns: COLUMNS, teamId, equals, like }, page);
     return { items: rows.map(toSuppression), hasMore };
   }
+}
+
+/** A LIKE pattern for `search` (lowercase, as the stored addresses), its own `%`, `_` and `\` taken literally. */
+export function searchPattern(search: string): string {
+  const literal = search.toLowerCase().replace(/[\\%_]/g, '\\$&');
+  return search.length >= 3 ? `%${literal}%` : `${literal}%`;
 }
 
 function toSuppression(row: SuppressionRow): Suppression {

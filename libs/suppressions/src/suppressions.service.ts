@@ -8,6 +8,7 @@ import {
   validateBatchAdd,
   validateBatchRemove,
   validateSuppressionListQuery,
+  validateSuppressionSearchQuery,
 } from './suppression-input.validation';
 import {
   type AddedSuppressions,
@@ -72,6 +73,11 @@ export class SuppressionsService {
 
   async list(teamId: string, query: unknown): Promise<SuppressionList> {
     return presentSuppressionList(await this.repository.listPage(teamId, validateSuppressionListQuery(query)));
+  }
+
+  /** The dashboard's list: the REST list narrowed to the addresses that contain `q` (see SuppressionsRepository.listPage). */
+  async search(teamId: string, query: unknown): Promise<SuppressionList> {
+    return presentSuppressionList(await this.repository.listPage(teamId, validateSuppressionSearchQuery(query)));
   }
 
   async get(teamId: string, idOrEmail: string): Promise<SuppressionBody> {

@@ -1,6 +1,5 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Principal } from '@herald/accounts';
-import type { Sender } from '@herald/emails';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,11 +16,4 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
   const principal = ctx.switchToHttp().getRequest<{ principal?: Principal }>().principal;
   if (!principal) throw new Error('CurrentPrincipal used on a route without ApiKeyGuard');
   return principal;
-});
-
-export const senderOf = (p: Principal): Sender => ({
-  teamId: p.teamId,
-  plan: p.team.plan,
-  homeRegion: p.team.homeRegion,
-  restrictedDomainId: p.domainId,
 });

@@ -52,7 +52,6 @@ export interface FeedQuery {
   page: PageRequest;
   filter: Omit<EmailFeedFilter, 'fromDomain'>;
   domainId?: string;
-  apiKeyId?: string;
 }
 
 /** The Emails page's query: the page (`limit`, `after`, `before`), the filters, and `q` read as an address or words. */
@@ -60,10 +59,10 @@ export function parseFeedQuery(query: unknown): FeedQuery {
   const input = isPlainObject(query) ? query : {};
   const page = parsePage({ limit: input['limit'], after: input['after'], before: input['before'] });
   const parsed = parseOrThrow(feedQuery, input);
-  const filter: FeedQuery['filter'] = { lastEvent: parsed.last_event, since: parsed.from, until: parsed.to };
+  const filter: FeedQuery['filter'] = { lastEvent: parsed.last_event, apiKeyId: parsed.api_key_id, since: parsed.from, until: parsed.to };
   if (parsed.q) {
     if (parsed.q.includes('@')) filter.recipient = parsed.q;
     else filter.words = parsed.q.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
   }
-  return { page, filter, domainId: parsed.domain_id, apiKeyId: parsed.api_key_id };
+  return { page, filter, domainId: parsed.domain_id };
 }

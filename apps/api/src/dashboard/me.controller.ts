@@ -1,7 +1,8 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { CONFIG, HeraldConfig } from '@herald/config';
 import { type Actor, PeopleService, type SessionUser } from '@herald/people';
+import { parseAuditPage, presentAuditPage } from './audit-log.page';
 import { CurrentActor, CurrentUser, DashboardController } from './dashboard.guard';
 
 /** Who is signed in, their teams, and the regions a team can live in. */
@@ -23,6 +24,13 @@ export class MeController {
       },
       teams: await this.people.teamsOf(user.id),
     };
+  }
+
+  /** The Account page's log: the signed-in person's own sign-ins, MFA, password, linked-account and session changes. */
+  @Get('me/audit-log')
+  async accountLog(@CurrentUser() user: SessionUser, @Query() query: unknown) {
+    const page = parseAuditPage(query);
+    return presentAuditPage(await this.people.accountLog(user.id, page.limit + 1, page.after), page.limit);
   }
 
   @Post('teams')

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { HeraldError, restTimestamp } from '@herald/core';
+import { restTimestamp } from '@herald/core';
 import { DomainsService } from '@herald/domains';
 import { EmailsService } from '@herald/emails';
 import { InsightsService } from '@herald/insights';
@@ -22,9 +22,7 @@ export class TeamEmailsController {
 
   @Get()
   async list(@Param('teamId') teamId: string, @Query() query: unknown) {
-    const { page, filter, domainId, apiKeyId } = parseFeedQuery(query);
-    if (apiKeyId)
-      throw new HeraldError('validation_error', 'The `api_key_id` filter is not available yet: emails do not record the key that sent them.');
+    const { page, filter, domainId } = parseFeedQuery(query);
     const fromDomain = domainId ? (await this.domains.get(teamId, domainId)).name.toLowerCase() : undefined;
     const { items, hasMore } = await this.feed.list(teamId, { ...filter, fromDomain }, page);
     return {
@@ -38,7 +36,7 @@ export class TeamEmailsController {
         last_event: e.lastEvent,
         created_at: restTimestamp(e.createdAt),
         domain_id: e.domainId,
-        api_key_id: null,
+        api_key_id: e.apiKeyId,
       })),
     };
   }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { TeamsService } from '@herald/accounts';
-import { isHeraldError } from '@herald/core';
+import { isHeraldError, isUuid } from '@herald/core';
 import { isPlainObject } from '@herald/http';
 import { SuppressionsService } from '@herald/suppressions';
 import { WebhookEventsService, WebhooksService } from '@herald/webhooks';
@@ -77,7 +77,7 @@ export class TeamWebhooksController {
   }
 }
 
-/** The suppression list: `q` finds an address (or an id) exactly; without it, the keyset-paged list. */
+/** The suppression list, keyset-paged: `q` narrows it to the addresses containing it (any case), or finds one entry by its id. */
 @DashboardController()
 @Controller('dashboard/api/teams/:teamId/suppressions')
 export class TeamSuppressionsController {
@@ -89,13 +89,11 @@ export class TeamSuppressionsController {
   @Get()
   async list(@Param('teamId') teamId: string, @Query() query: unknown) {
     const q = isPlainObject(query) && typeof query['q'] === 'string' ? query['q'].trim() : '';
-    if (!q) return this.suppressions.list(teamId, query);
+    if (!isUuid(q)) return this.suppressions.search(teamId, query);
     try {
       return { object: 'list', has_more: false, data: [await this.suppressions.get(teamId, q)] };
     } catch (error) {
-      if (isHeraldError(error) && (error.code === 'not_found' || error.code === 'validation_error' || error.code === 'invalid_parameter')) {
-        return { object: 'list', has_more: false, data: [] };
-      }
+      if (isHeraldError(error) && error.code === 'not_found') return { object: 'list', has_more: false, data: [] };
       throw error;
     }
   }

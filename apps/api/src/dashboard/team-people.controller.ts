@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { TeamsService } from '@herald/accounts';
 import { restTimestamp } from '@herald/core';
-import { isPlainObject, parsePage } from '@herald/http';
 import { isPlanId, QuotaService } from '@herald/limits';
 import { type Actor, DashboardAuth, type Member, PeopleService, type Role } from '@herald/people';
+import { parseAuditPage, presentAuditPage } from './audit-log.page';
 import { CurrentActor, DashboardController, Needs, TeamRole } from './dashboard.guard';
 
 const presentMember = (m: Member) => ({ user_id: m.userId, email: m.email, name: m.name, role: m.role, joined_at: restTimestamp(m.joinedAt) });
@@ -85,21 +85,9 @@ export class TeamPeopleController {
   }
 
   @Get('audit-log')
+  @Needs('read_audit_log')
   async auditLog(@Param('teamId') teamId: string, @Query() query: unknown) {
-    const input = isPlainObject(query) ? query : {};
-    const page = parsePage({ limit: input['limit'], after: input['after'] }, { forwardOnly: true, blankLimitIsDefault: true });
-    const entries = await this.people.auditLog(teamId, page.limit + 1, page.after);
-    return {
-      has_more: entries.length > page.limit,
-      data: entries.slice(0, page.limit).map((e) => ({
-        id: e.id,
-        action: e.action,
-        actor_email: e.actorEmail,
-        ip: e.ip,
-        user_agent: e.userAgent,
-        created_at: e.createdAt.toISOString(),
-        detail: e.detail,
-      })),
-    };
+    const page = parseAuditPage(query);
+    return presentAuditPage(await this.people.auditLog(teamId, page.limit + 1, page.after), page.limit);
   }
 }

@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '@herald/accounts';
-import { EmailsService, parseBatchValidationMode, SendService } from '@herald/emails';
+import { EmailsService, parseBatchValidationMode, SendService, senderOf } from '@herald/emails';
 import { InsightsService } from '@herald/insights';
 import { PAGE_LIMIT_MESSAGE } from '@herald/http';
 import { validateIdempotencyKey } from '@herald/idempotency';
 import { ApiKeyGuard } from '../auth/api-key.guard';
-import { CurrentPrincipal, SendingEndpoint, senderOf } from '../auth/principal';
+import { CurrentPrincipal, SendingEndpoint } from '../auth/principal';
 import {
   ApiBatchValidationHeader,
   ApiErrorResponses,

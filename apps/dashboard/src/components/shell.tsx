@@ -1,4 +1,18 @@
-import { AppShell, Burger, Button, Center, Group, Loader, NavLink, ScrollArea, Select, Stack, Text } from '@mantine/core';
+import {
+  AppShell,
+  Burger,
+  Button,
+  Center,
+  Group,
+  Loader,
+  Menu,
+  NavLink,
+  ScrollArea,
+  Stack,
+  Text,
+  UnstyledButton,
+  VisuallyHidden,
+} from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useLocation, useNavigate } from '@tanstack/react-router';
@@ -6,6 +20,7 @@ import { useEffect } from 'react';
 import { authClient } from '../lib/auth';
 import { isSignedOut } from '../lib/api-error';
 import { useMe, useTeamId } from '../lib/queries';
+import type { Team } from '../lib/types';
 import { ErrorAlert, Redirect } from './ui';
 
 const NAV = [
@@ -15,8 +30,66 @@ const NAV = [
   { to: 'webhooks', label: 'Webhooks' },
   { to: 'suppressions', label: 'Suppressions' },
   { to: 'team', label: 'Team' },
+  { to: 'audit-log', label: 'Audit log', managers: true },
   { to: 'account', label: 'Account' },
 ];
+
+function Chevron() {
+  return (
+    <svg width={14} height={14} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2} aria-hidden>
+      <path d="m6 9 6 6 6-6" />
+    </svg>
+  );
+}
+
+/**
+ * The team switcher: the team's name with its region beneath (so neither is cut at phone width),
+ * and a menu of the person's teams, each with its region and their role.
+ */
+function TeamSwitcher({ teams, current, onPick }: { teams: Team[]; current: Team | undefined; onPick: (teamId: string) => void }) {
+  return (
+    <Menu position="bottom-end" width={280} shadow="md">
+      <Menu.Target>
+        <UnstyledButton
+          data-team-switcher
+          maw={{ base: 190, sm: 300 }}
+          px="xs"
+          py={4}
+          style={{ borderRadius: 6, border: '1px solid var(--mantine-color-gray-3)' }}
+        >
+          <Group gap={6} wrap="nowrap">
+            <Stack gap={0} style={{ minWidth: 0 }}>
+              {/* The name comes from the visible text (what a voice-control user reads), after this prefix. */}
+              <VisuallyHidden>Team:</VisuallyHidden>
+              <Text size="sm" fw={600} truncate>
+                {current?.name ?? 'Pick a team'}
+              </Text>
+              {current && (
+                <Text size="xs" c="dimmed" truncate>
+                  {current.region} · {current.role}
+                </Text>
+              )}
+            </Stack>
+            <Chevron />
+          </Group>
+        </UnstyledButton>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <Menu.Label>Your teams</Menu.Label>
+        {teams.map((t) => (
+          <Menu.Item key={t.id} onClick={() => onPick(t.id)} aria-current={t.id === current?.id ? 'true' : undefined}>
+            <Text size="sm" fw={t.id === current?.id ? 700 : 400} style={{ overflowWrap: 'anywhere' }}>
+              {t.name}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {t.region} · {t.role}
+            </Text>
+          </Menu.Item>
+        ))}
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
 
 /** The signed-in frame: header with the team switcher, the navigation (a burger menu at phone width), the page. */
 export function Shell() {
@@ -63,20 +136,12 @@ export function Shell() {
               Herald
             </Text>
           </Group>
-          <Select
-            aria-label="Team"
-            size="xs"
-            w={{ base: 160, sm: 220 }}
-            allowDeselect={false}
-            value={teamId}
-            data={me.data.teams.map((t) => ({ value: t.id, label: `${t.name} · ${t.region}` }))}
-            onChange={(value) => value && void navigate({ to: `/t/${value}/${section}` })}
-          />
+          <TeamSwitcher teams={me.data.teams} current={team} onPick={(id) => void navigate({ to: `/t/${id}/${section}` })} />
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">
         <AppShell.Section grow component={ScrollArea}>
-          {NAV.map((item) => (
+          {NAV.filter((item) => !item.managers || team?.role === 'owner' || team?.role === 'admin').map((item) => (
             <NavLink key={item.to} component={Link} to={`/t/${teamId}/${item.to}`} label={item.label} active={section === item.to} variant="light" />
           ))}
         </AppShell.Section>

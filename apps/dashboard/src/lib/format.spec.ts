@@ -1,4 +1,4 @@
-import { dayBound, deviceName, observedText, statusLabel, toneOf, usagePercent } from './format';
+import { auditAction, auditDetail, dayBound, deviceName, observedText, statusLabel, toneOf, usagePercent } from './format';
 
 describe('status badges', () => {
   it('colours a status by what it means and always has words for it', () => {
@@ -70,5 +70,21 @@ describe('deviceName', () => {
     expect(deviceName('x'.repeat(60))).toBe(`${'x'.repeat(47)}…`);
     expect(deviceName(null)).toBe('Unknown device');
     expect(deviceName('  ')).toBe('Unknown device');
+  });
+});
+
+describe('audit log entries', () => {
+  it('names each action in words and keeps an unknown one as it came', () => {
+    expect(auditAction('api_key.created')).toBe('Created an API key');
+    expect(auditAction('user.signed_in')).toBe('Signed in');
+    expect(auditAction('domain.exploded')).toBe('domain.exploded');
+  });
+
+  it('shows the details a person reads, without ids or the route', () => {
+    expect(auditDetail({ api_key_id: '0190a1b2', name: 'Production', permission: 'full_access' })).toBe('name: Production · permission: full access');
+    expect(auditDetail({ method: 'password+2fa', path: '/sign-in/email' })).toBe('method: password+2fa');
+    expect(auditDetail({ from: 'member', to: 'admin', user_id: 'u1' })).toBe('from: member · to: admin');
+    expect(auditDetail({})).toBe('');
+    expect(auditDetail(null)).toBe('');
   });
 });

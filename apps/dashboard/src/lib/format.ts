@@ -38,6 +38,9 @@ const TONES: Record<string, Tone> = {
   not_linked: 'gray',
   missing: 'red',
   mismatch: 'red',
+  bounce: 'red',
+  complaint: 'red',
+  manual: 'gray',
 };
 
 /** A status's badge colour; the badge always shows the status's words too, colour is never alone. */
@@ -96,4 +99,40 @@ export function deviceName(userAgent: string | null | undefined): string {
   const system = SYSTEMS.find(([pattern]) => pattern.test(agent))?.[1];
   if (browser) return `${browser[1]} ${browser[0]}${system ? ` on ${system}` : ''}`;
   return agent.length > 48 ? `${agent.slice(0, 47)}…` : agent;
+}
+
+const ACTIONS: Record<string, string> = {
+  'user.signed_in': 'Signed in',
+  'password.changed': 'Changed the password',
+  'mfa.totp_enabling': 'Started setting up an authenticator app',
+  'mfa.totp_verified': 'Confirmed an authenticator app code',
+  'mfa.totp_disabled': 'Turned off two-factor authentication',
+  'mfa.backup_codes_generated': 'Made new recovery codes',
+  'mfa.passkey_added': 'Added a passkey',
+  'mfa.passkey_deleted': 'Deleted a passkey',
+  'account.linking': 'Linked a sign-in provider',
+  'account.unlinked': 'Unlinked a sign-in provider',
+  'session.revoked': 'Revoked a session',
+  'session.revoked_others': 'Revoked all other sessions',
+  'team.created': 'Created the team',
+  'api_key.created': 'Created an API key',
+  'api_key.revoked': 'Revoked an API key',
+  'invitation.created': 'Invited someone',
+  'invitation.revoked': 'Revoked an invitation',
+  'member.joined': 'Joined the team',
+  'member.role_changed': 'Changed a member’s role',
+  'member.removed': 'Removed a member',
+};
+
+/** The details of an audit entry a person reads ("name: Production · permission: full access"); ids are left out. */
+export function auditDetail(detail: Record<string, unknown> | null | undefined): string {
+  return Object.entries(detail ?? {})
+    .filter(([key, value]) => key !== 'path' && !key.endsWith('_id') && (typeof value === 'string' || typeof value === 'number') && value !== '')
+    .map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value).replace(/_/g, ' ')}`)
+    .join(' · ');
+}
+
+/** An audit log action in words ("api_key.created" → "Created an API key"); an action the page does not know, as it came. */
+export function auditAction(action: string): string {
+  return ACTIONS[action] ?? action;
 }

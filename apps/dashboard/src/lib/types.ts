@@ -103,7 +103,8 @@ export interface WebhookAttempt {
 export interface Suppression {
   id: string;
   email: string;
-  reason?: string | null;
+  /** Why it is listed: a hard bounce, a complaint, or added by hand. */
+  origin: 'bounce' | 'complaint' | 'manual' | string;
   created_at: string;
 }
 
@@ -132,4 +133,20 @@ export interface Usage {
 export interface Regions {
   data: string[];
   default: string;
+}
+
+/** An entry of the audit log (GET …/audit-log, GET /me/audit-log). */
+export interface AuditEntry {
+  id: string;
+  action: string;
+  actor_email: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: string;
+  detail: Record<string, unknown>;
+}
+
+export interface AuditPage {
+  data: AuditEntry[];
+  has_more: boolean;
 }

@@ -1,10 +1,15 @@
-import { Alert, Button, Group, Paper, PasswordInput, Stack, Table, Text } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Group, Paper, PasswordInput, Stack, Text } from '@mantine/core';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
+import { AuditEntries } from '../components/audit-entries';
+import { DataList } from '../components/data-list';
+import { Pager, useKeysetPages } from '../components/pager';
+import { EmptyState, ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
+import { api } from '../lib/api';
 import { authClient, authErrorMessage } from '../lib/auth';
 import { deviceName, formatDate } from '../lib/format';
 import { useMe } from '../lib/queries';
+import type { AuditPage } from '../lib/types';
 import { Mfa, Passkeys } from './account-security';
 
 /** better-auth's `{ data, error }` as a value or a thrown Error carrying its message, for react-query. */
@@ -116,51 +121,73 @@ function Sessions() {
     mutationFn: (token: string) => unwrap(authClient.revokeSession({ token })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['auth', 'sessions'] }),
   });
+  const rows = sessions.data ?? [];
+  const action = (s: (typeof rows)[number]) =>
+    current.data?.session.id === s.id ? (
+      <Text size="xs" c="dimmed">
+        This session
+      </Text>
+    ) : (
+      <Button
+        size="xs"
+        variant="subtle"
+        color="red"
+        onClick={() => revoke.mutate(s.token)}
+        aria-label={`Revoke the session of ${deviceName(s.userAgent)}`}
+      >
+        Revoke
+      </Button>
+    );
   return (
     <Section title="Sessions" description="Where you are signed in. Revoke a session you do not recognise.">
       <ErrorAlert error={sessions.error ?? revoke.error} />
-      <Table.ScrollContainer minWidth={520}>
-        <Table verticalSpacing={4}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Device</Table.Th>
-              <Table.Th>Address</Table.Th>
-              <Table.Th>Signed in</Table.Th>
-              <Table.Th aria-label="Actions" />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {(sessions.data ?? []).map((s) => (
-              <Table.Tr key={s.id}>
-                <Table.Td maw={260}>
-                  <Text size="xs" title={s.userAgent ?? undefined}>
-                    {deviceName(s.userAgent)}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="xs" ff="monospace">
-                    {s.ipAddress || '—'}
-                  </Text>
-                </Table.Td>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                  <Text size="xs">{formatDate(String(s.createdAt))}</Text>
-                </Table.Td>
-                <Table.Td>
-                  {current.data?.session.id === s.id ? (
-                    <Text size="xs" c="dimmed">
-                      This session
-                    </Text>
-                  ) : (
-                    <Button size="xs" variant="subtle" color="red" onClick={() => revoke.mutate(s.token)}>
-                      Revoke
-                    </Button>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataList
+        rows={rows}
+        rowKey={(s) => s.id}
+        minWidth={520}
+        columns={[
+          {
+            header: 'Device',
+            phone: 'title',
+            maw: 260,
+            cell: (s) => (
+              <Text size="xs" title={s.userAgent ?? undefined}>
+                {deviceName(s.userAgent)}
+              </Text>
+            ),
+          },
+          {
+            header: 'Address',
+            phone: 'line',
+            cell: (s) => (
+              <Text size="xs" ff="monospace">
+                {s.ipAddress || '—'}
+              </Text>
+            ),
+          },
+          { header: 'Signed in', phone: 'line', nowrap: true, cell: (s) => <Text size="xs">{formatDate(String(s.createdAt))}</Text> },
+          { header: '', phone: 'badge', cell: action },
+        ]}
+      />
+    </Section>
+  );
+}
+
+/** The person's own audit log: sign-ins, MFA, password, linked accounts and sessions. */
+function Activity() {
+  const pages = useKeysetPages();
+  const log = useQuery({
+    queryKey: ['me', 'audit-log', pages.after ?? ''],
+    queryFn: () => api<AuditPage>('/me/audit-log', { query: { limit: 20, after: pages.after } }),
+    placeholderData: keepPreviousData,
+  });
+  const entries = log.data?.data ?? [];
+  return (
+    <Section title="Recent activity" description="Sign-ins and security changes of your account, newest first, with the address they came from.">
+      <ErrorAlert error={log.error} title="The activity could not load" />
+      {log.data && entries.length === 0 && <EmptyState title="Nothing recorded yet">Your sign-ins and security changes appear here.</EmptyState>}
+      {entries.length > 0 && <AuditEntries entries={entries} showActor={false} />}
+      <Pager pages={pages} hasMore={log.data?.has_more} lastId={entries[entries.length - 1]?.id} />
     </Section>
   );
 }
@@ -175,6 +202,7 @@ export function AccountPage() {
       <Passkeys />
       <LinkedAccounts />
       <Sessions />
+      <Activity />
     </>
   );
 }

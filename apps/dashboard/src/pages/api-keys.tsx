@@ -1,6 +1,7 @@
-import { Alert, Button, Group, Modal, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
+import { DataList } from '../components/data-list';
 import { Confirm, Copy, EmptyState, ErrorAlert, Mono, PageHeader } from '../components/ui';
 import type { List } from '../lib/api';
 import { formatDate } from '../lib/format';
@@ -36,40 +37,39 @@ export function ApiKeysPage() {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={640}>
-          <Table verticalSpacing="xs" highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Permission</Table.Th>
-                <Table.Th>Domain</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                {canWrite && <Table.Th aria-label="Actions" />}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((key) => (
-                <Table.Tr key={key.id}>
-                  <Table.Td>{key.name}</Table.Td>
-                  <Table.Td>{PERMISSIONS.find((p) => p.value === key.permission)?.label ?? key.permission}</Table.Td>
-                  <Table.Td>
-                    <Mono size="xs">{domainName(key.domain_id)}</Mono>
-                  </Table.Td>
-                  <Table.Td>{formatDate(key.created_at)}</Table.Td>
-                  <Table.Td>{key.last_used_at ? formatDate(key.last_used_at) : 'Never'}</Table.Td>
-                  {canWrite && (
-                    <Table.Td>
-                      <Button size="xs" variant="subtle" color="red" onClick={() => setRevoking(key)}>
+        <DataList
+          rows={rows}
+          rowKey={(key) => key.id}
+          minWidth={640}
+          columns={[
+            {
+              header: 'Name',
+              phone: 'title',
+              cell: (key) => (
+                <Text size="sm" fw={500}>
+                  {key.name}
+                </Text>
+              ),
+            },
+            { header: 'Permission', phone: 'line', cell: (key) => PERMISSIONS.find((p) => p.value === key.permission)?.label ?? key.permission },
+            { header: 'Domain', phone: 'line', cell: (key) => <Mono size="xs">{domainName(key.domain_id)}</Mono> },
+            { header: 'Created', phone: 'line', nowrap: true, cell: (key) => formatDate(key.created_at) },
+            { header: 'Last used', phone: 'line', nowrap: true, cell: (key) => (key.last_used_at ? formatDate(key.last_used_at) : 'Never') },
+            ...(canWrite
+              ? [
+                  {
+                    header: '',
+                    phone: 'action' as const,
+                    cell: (key: ApiKey) => (
+                      <Button size="xs" variant="subtle" color="red" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
                         Revoke
                       </Button>
-                    </Table.Td>
-                  )}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+                    ),
+                  },
+                ]
+              : []),
+          ]}
+        />
       )}
       <CreateKey opened={creating} onClose={close} domains={domains.data?.data ?? []} />
       <Confirm

@@ -1,7 +1,8 @@
-import { Anchor, Button, Group, Modal, Select, Stack, Table, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Modal, Select, Stack, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
+import { DataList } from '../components/data-list';
 import { EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
 import { formatDate } from '../lib/format';
@@ -24,36 +25,25 @@ export function DomainsPage() {
         </EmptyState>
       )}
       {domains.data && domains.data.data.length > 0 && (
-        <Table.ScrollContainer minWidth={520}>
-          <Table highlightOnHover verticalSpacing="xs">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Domain</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Region</Table.Th>
-                <Table.Th>Added</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {domains.data.data.map((domain) => (
-                <Table.Tr key={domain.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={`/t/${teamId}/domains/${domain.id}`} ff="monospace" size="sm">
-                      {domain.name}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={domain.status} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Mono>{domain.region}</Mono>
-                  </Table.Td>
-                  <Table.Td>{formatDate(domain.created_at)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataList
+          rows={domains.data.data}
+          rowKey={(domain) => domain.id}
+          minWidth={520}
+          columns={[
+            {
+              header: 'Domain',
+              phone: 'title',
+              cell: (domain) => (
+                <Anchor component={Link} to={`/t/${teamId}/domains/${domain.id}`} ff="monospace" size="sm">
+                  {domain.name}
+                </Anchor>
+              ),
+            },
+            { header: 'Status', phone: 'badge', cell: (domain) => <StatusBadge status={domain.status} /> },
+            { header: 'Region', phone: 'line', cell: (domain) => <Mono size="xs">{domain.region}</Mono> },
+            { header: 'Added', phone: 'line', nowrap: true, cell: (domain) => formatDate(domain.created_at) },
+          ]}
+        />
       )}
       <AddDomain opened={opened} onClose={close} />
     </>

@@ -88,27 +88,22 @@ export function EmailDetailPage() {
           <Text fw={600} mb="xs">
             Recipients
           </Text>
-          <Table.ScrollContainer minWidth={320}>
-            <Table verticalSpacing={4}>
-              <Table.Tbody>
-                {e.recipients.map((r) => (
-                  <Table.Tr key={r.email}>
-                    <Table.Td>
-                      <Mono size="xs">{r.email}</Mono>
-                    </Table.Td>
-                    <Table.Td>
-                      <StatusBadge status={r.status} />
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="xs" c="dimmed">
-                        {r.detail ?? ''}
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          {/* One recipient a block (address and status, then the last SMTP reply): it reads at any width. */}
+          <Stack gap="xs">
+            {e.recipients.map((r) => (
+              <div key={r.email}>
+                <Group justify="space-between" wrap="nowrap" gap="xs" align="flex-start">
+                  <Mono size="xs">{r.email}</Mono>
+                  <StatusBadge status={r.status} />
+                </Group>
+                {r.detail && (
+                  <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                    {r.detail}
+                  </Text>
+                )}
+              </div>
+            ))}
+          </Stack>
         </Paper>
         <Paper withBorder p="md">
           <Text fw={600} mb="xs">
@@ -151,22 +146,21 @@ export function EmailDetailPage() {
           )}
         </Tabs.Panel>
         <Tabs.Panel value="headers" pt="sm">
-          <Table.ScrollContainer minWidth={480}>
-            <Table verticalSpacing={4}>
-              <Table.Tbody>
-                {e.headers.map((h, index) => (
-                  <Table.Tr key={`${h.name}-${index}`}>
-                    <Table.Td style={{ whiteSpace: 'nowrap', verticalAlign: 'top' }}>
-                      <Mono size="xs">{h.name}</Mono>
-                    </Table.Td>
-                    <Table.Td>
-                      <Mono size="xs">{h.value}</Mono>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          {/* Values break anywhere (Mono), so the table fits a phone without scrolling sideways. */}
+          <Table verticalSpacing={4}>
+            <Table.Tbody>
+              {e.headers.map((h, index) => (
+                <Table.Tr key={`${h.name}-${index}`}>
+                  <Table.Td style={{ whiteSpace: 'nowrap', verticalAlign: 'top' }}>
+                    <Mono size="xs">{h.name}</Mono>
+                  </Table.Td>
+                  <Table.Td>
+                    <Mono size="xs">{h.value}</Mono>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
         </Tabs.Panel>
       </Tabs>
     </>

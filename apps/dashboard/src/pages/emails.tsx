@@ -1,13 +1,14 @@
 import { Anchor, Button, Group, Select, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { keepPreviousData } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
+import { Pager, useKeysetPages } from '../components/pager';
 import { EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
 import { dayBound, formatDate } from '../lib/format';
 import { useTeamId, useTeamQuery } from '../lib/queries';
-import type { Domain, EmailSummary } from '../lib/types';
+import type { ApiKey, Domain, EmailSummary } from '../lib/types';
 
 export const EVENTS = [
   'queued',
@@ -29,16 +30,15 @@ export function EmailsPage() {
   const teamId = useTeamId();
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search.trim(), 300);
-  // No API key filter: emails do not record the key that sent them yet (the API answers 422 to `api_key_id`).
-  const [filters, setFilters] = useState({ last_event: '', domain_id: '', from: '', to: '' });
-  // Keyset pages: the stack holds the `after` cursor of each page seen, so Previous goes back one.
-  const [cursors, setCursors] = useState<string[]>([]);
-  const after = cursors[cursors.length - 1];
+  const [filters, setFilters] = useState({ last_event: '', domain_id: '', api_key_id: '', from: '', to: '' });
+  const pages = useKeysetPages();
+  const after = pages.after;
   const query = {
     limit: PAGE,
     q,
     last_event: filters.last_event,
     domain_id: filters.domain_id,
+    api_key_id: filters.api_key_id,
     from: dayBound(filters.from),
     to: dayBound(filters.to, true),
     after,
@@ -46,11 +46,14 @@ export function EmailsPage() {
   // The first page is polled every second, so a new email appears within 2 s without a reload.
   const emails = useTeamQuery<List<EmailSummary>>('/emails', query, { refetchInterval: after ? false : 1000, placeholderData: keepPreviousData });
   const domains = useTeamQuery<List<Domain>>('/domains');
+  const keys = useTeamQuery<List<ApiKey>>('/api-keys');
   const set = (field: keyof typeof filters) => (value: string | null) => {
     setFilters((current) => ({ ...current, [field]: value ?? '' }));
-    setCursors([]);
+    pages.reset();
   };
-  const filtered = Boolean(q || Object.values(filters).some(Boolean));
+  const activeFilters = Object.values(filters).filter(Boolean).length;
+  const filtered = Boolean(q || activeFilters);
+  const [showFilters, { toggle: toggleFilters }] = useDisclosure(false);
   const rows = emails.data?.data ?? [];
 
   return (
@@ -63,30 +66,58 @@ export function EmailsPage() {
           value={search}
           onChange={(e) => {
             setSearch(e.currentTarget.value);
-            setCursors([]);
+            pages.reset();
           }}
           w={{ base: '100%', sm: 240 }}
         />
-        <Select
-          label="Status"
-          placeholder="Any"
-          clearable
-          data={EVENTS}
-          value={filters.last_event || null}
-          onChange={set('last_event')}
-          w={{ base: '48%', sm: 150 }}
-        />
-        <Select
-          label="Domain"
-          placeholder="Any"
-          clearable
-          data={(domains.data?.data ?? []).map((d) => ({ value: d.id, label: d.name }))}
-          value={filters.domain_id || null}
-          onChange={set('domain_id')}
-          w={{ base: '48%', sm: 180 }}
-        />
-        <TextInput label="From" type="date" value={filters.from} onChange={(e) => set('from')(e.currentTarget.value)} w={{ base: '48%', sm: 150 }} />
-        <TextInput label="To" type="date" value={filters.to} onChange={(e) => set('to')(e.currentTarget.value)} w={{ base: '48%', sm: 150 }} />
+        {/* At phone width the filters fold away behind this button, so the emails start on the first screen. */}
+        <Button hiddenFrom="sm" variant="default" size="xs" aria-expanded={showFilters} aria-controls="email-filters" onClick={toggleFilters}>
+          {showFilters ? 'Hide filters' : activeFilters ? `Filters (${activeFilters} on)` : 'Filters'}
+        </Button>
+        <Group
+          id="email-filters"
+          gap="xs"
+          align="flex-end"
+          wrap="wrap"
+          w={{ base: '100%', sm: 'auto' }}
+          display={{ base: showFilters ? 'flex' : 'none', sm: 'flex' }}
+        >
+          <Select
+            label="Status"
+            placeholder="Any"
+            clearable
+            data={EVENTS}
+            value={filters.last_event || null}
+            onChange={set('last_event')}
+            w={{ base: '48%', sm: 150 }}
+          />
+          <Select
+            label="Domain"
+            placeholder="Any"
+            clearable
+            data={(domains.data?.data ?? []).map((d) => ({ value: d.id, label: d.name }))}
+            value={filters.domain_id || null}
+            onChange={set('domain_id')}
+            w={{ base: '48%', sm: 180 }}
+          />
+          <Select
+            label="API key"
+            placeholder="Any"
+            clearable
+            data={(keys.data?.data ?? []).map((k) => ({ value: k.id, label: k.name }))}
+            value={filters.api_key_id || null}
+            onChange={set('api_key_id')}
+            w={{ base: '100%', sm: 180 }}
+          />
+          <TextInput
+            label="From"
+            type="date"
+            value={filters.from}
+            onChange={(e) => set('from')(e.currentTarget.value)}
+            w={{ base: '48%', sm: 150 }}
+          />
+          <TextInput label="To" type="date" value={filters.to} onChange={(e) => set('to')(e.currentTarget.value)} w={{ base: '48%', sm: 150 }} />
+        </Group>
       </Group>
       <ErrorAlert error={emails.error} title="The emails could not load" />
       {emails.data && rows.length === 0 && (
@@ -162,16 +193,7 @@ export function EmailsPage() {
           </Table>
         </Table.ScrollContainer>
       )}
-      {(cursors.length > 0 || emails.data?.has_more) && (
-        <Group justify="flex-end" mt="sm">
-          <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-            Newer
-          </Button>
-          <Button variant="default" size="xs" disabled={!emails.data?.has_more} onClick={() => setCursors([...cursors, rows[rows.length - 1].id])}>
-            Older
-          </Button>
-        </Group>
-      )}
+      <Pager pages={pages} hasMore={emails.data?.has_more} lastId={rows[rows.length - 1]?.id} />
     </>
   );
 }

@@ -1,6 +1,9 @@
-import { Button, Group, Modal, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
+import { keepPreviousData } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { DataList } from '../components/data-list';
+import { Pager, useKeysetPages } from '../components/pager';
 import { Confirm, EmptyState, ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
 import { formatDate } from '../lib/format';
@@ -11,7 +14,8 @@ export function SuppressionsPage() {
   const canWrite = useCanWrite();
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search.trim(), 300);
-  const list = useTeamQuery<List<Suppression>>('/suppressions', { q });
+  const pages = useKeysetPages();
+  const list = useTeamQuery<List<Suppression>>('/suppressions', { q, limit: 50, after: pages.after }, { placeholderData: keepPreviousData });
   const [adding, { open, close }] = useDisclosure(false);
   const [removing, setRemoving] = useState<Suppression | null>(null);
   const remove = useTeamMutation((id: string) => ({ method: 'DELETE', path: `/suppressions/${id}` }), ['/suppressions']);
@@ -24,49 +28,60 @@ export function SuppressionsPage() {
         description="Herald sends nothing to these addresses: they bounced, complained, unsubscribed or were added by hand."
         actions={add}
       />
-      <TextInput label="Search" placeholder="Email address" value={search} onChange={(e) => setSearch(e.currentTarget.value)} mb="sm" maw={360} />
+      <TextInput
+        label="Search"
+        description="Any part of an address, e.g. a name or @example.com"
+        placeholder="Email address"
+        value={search}
+        onChange={(e) => {
+          setSearch(e.currentTarget.value);
+          pages.reset();
+        }}
+        mb="sm"
+        maw={360}
+      />
       <ErrorAlert error={list.error} title="The suppressions could not load" />
       {list.data && rows.length === 0 && (
         <EmptyState title={q ? 'No suppressed address matches' : 'No suppressed addresses'}>
-          {q ? 'Try another address.' : 'Addresses that hard-bounce or complain are added here automatically. You can also add one by hand.'}
+          {q
+            ? 'No address on the list contains these characters. Try fewer, or the domain alone.'
+            : 'Addresses that hard-bounce or complain are added here automatically. You can also add one by hand.'}
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={520}>
-          <Table verticalSpacing="xs" highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Address</Table.Th>
-                <Table.Th>Reason</Table.Th>
-                <Table.Th>Added</Table.Th>
-                {canWrite && <Table.Th aria-label="Actions" />}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((s) => (
-                <Table.Tr key={s.id}>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                    <Text component="span" ff="monospace" size="xs">
-                      {s.email}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={s.reason ?? 'manual'} />
-                  </Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDate(s.created_at)}</Table.Td>
-                  {canWrite && (
-                    <Table.Td>
-                      <Button size="xs" variant="subtle" color="red" onClick={() => setRemoving(s)}>
+        <DataList
+          rows={rows}
+          rowKey={(s) => s.id}
+          minWidth={520}
+          columns={[
+            {
+              header: 'Address',
+              phone: 'title',
+              cell: (s) => (
+                <Text component="span" ff="monospace" size="xs">
+                  {s.email}
+                </Text>
+              ),
+            },
+            { header: 'Origin', phone: 'badge', cell: (s) => <StatusBadge status={s.origin} /> },
+            { header: 'Added', phone: 'line', nowrap: true, cell: (s) => formatDate(s.created_at) },
+            ...(canWrite
+              ? [
+                  {
+                    header: '',
+                    phone: 'action' as const,
+                    cell: (s: Suppression) => (
+                      <Button size="xs" variant="subtle" color="red" onClick={() => setRemoving(s)} aria-label={`Remove ${s.email}`}>
                         Remove
                       </Button>
-                    </Table.Td>
-                  )}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+                    ),
+                  },
+                ]
+              : []),
+          ]}
+        />
       )}
+      <Pager pages={pages} hasMore={list.data?.has_more} lastId={rows[rows.length - 1]?.id} />
       <AddSuppression opened={adding} onClose={close} />
       <Confirm
         opened={removing !== null}

@@ -1,5 +1,6 @@
-import { Button, Group, Paper, Progress, Select, SimpleGrid, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Box, Button, Group, Paper, Progress, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
+import { DataList } from '../components/data-list';
 import { EmptyState, ErrorAlert, Mono, PageHeader } from '../components/ui';
 import { formatDate, usagePercent } from '../lib/format';
 import { useMe, useTeam, useTeamMutation, useTeamQuery } from '../lib/queries';
@@ -44,6 +45,8 @@ export function TeamPage() {
   const removeMember = useTeamMutation((userId: string) => ({ method: 'DELETE', path: `/members/${userId}` }), ['/members']);
   const revokeInvitation = useTeamMutation((id: string) => ({ method: 'DELETE', path: `/invitations/${id}` }), ['/invitations']);
   const memberRows = Array.isArray(members.data) ? members.data : (members.data?.data ?? []);
+  // Owners change anyone but themselves; admins change admins and members.
+  const editable = (m: Member) => canManage && m.user_id !== me.data?.user.id && (isOwner || m.role !== 'owner');
   const invitationRows = Array.isArray(invitations.data) ? invitations.data : (invitations.data?.data ?? []);
   return (
     <>
@@ -76,60 +79,72 @@ export function TeamPage() {
         Members
       </Text>
       <ErrorAlert error={members.error ?? setRole.error ?? removeMember.error} title="Members" />
-      <Table.ScrollContainer minWidth={560} mb="md">
-        <Table verticalSpacing="xs">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Role</Table.Th>
-              <Table.Th>Joined</Table.Th>
-              {canManage && <Table.Th aria-label="Actions" />}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {memberRows.map((m) => {
-              const self = m.user_id === me.data?.user.id;
-              const editable = canManage && !self && (isOwner || m.role !== 'owner');
-              return (
-                <Table.Tr key={m.user_id}>
-                  <Table.Td>{m.name}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                    <Text component="span" ff="monospace" size="xs">
-                      {m.email}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {editable ? (
-                      <Select
-                        aria-label={`Role of ${m.email}`}
-                        size="xs"
-                        w={120}
-                        allowDeselect={false}
-                        data={isOwner ? ROLES : ROLES.filter((r) => r.value !== 'owner')}
-                        value={m.role}
-                        onChange={(role) => role && setRole.mutate({ userId: m.user_id, role })}
-                      />
-                    ) : (
-                      ROLES.find((r) => r.value === m.role)?.label
-                    )}
-                  </Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDate(m.joined_at)}</Table.Td>
-                  {canManage && (
-                    <Table.Td>
-                      {editable && (
-                        <Button size="xs" variant="subtle" color="red" onClick={() => removeMember.mutate(m.user_id)}>
+      <Box mb="md">
+        <DataList
+          rows={memberRows}
+          rowKey={(m) => m.user_id}
+          columns={[
+            {
+              header: 'Name',
+              phone: 'title',
+              cell: (m) => (
+                <Text size="sm" fw={500}>
+                  {m.name}
+                </Text>
+              ),
+            },
+            {
+              header: 'Email',
+              phone: 'line',
+              nowrap: true,
+              cell: (m) => (
+                <Text component="span" ff="monospace" size="xs">
+                  {m.email}
+                </Text>
+              ),
+            },
+            {
+              header: 'Role',
+              phone: 'line',
+              cell: (m) =>
+                editable(m) ? (
+                  <Select
+                    aria-label={`Role of ${m.email}`}
+                    size="xs"
+                    w={120}
+                    allowDeselect={false}
+                    data={isOwner ? ROLES : ROLES.filter((r) => r.value !== 'owner')}
+                    value={m.role}
+                    onChange={(role) => role && setRole.mutate({ userId: m.user_id, role })}
+                  />
+                ) : (
+                  ROLES.find((r) => r.value === m.role)?.label
+                ),
+            },
+            { header: 'Joined', phone: 'line', nowrap: true, cell: (m) => formatDate(m.joined_at) },
+            ...(canManage
+              ? [
+                  {
+                    header: '',
+                    phone: 'action' as const,
+                    cell: (m: Member) =>
+                      editable(m) && (
+                        <Button
+                          size="xs"
+                          variant="subtle"
+                          color="red"
+                          onClick={() => removeMember.mutate(m.user_id)}
+                          aria-label={`Remove ${m.email}`}
+                        >
                           Remove
                         </Button>
-                      )}
-                    </Table.Td>
-                  )}
-                </Table.Tr>
-              );
-            })}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+                      ),
+                  },
+                ]
+              : []),
+          ]}
+        />
+      </Box>
       <Text fw={600} mb="xs">
         Invitations
       </Text>

@@ -1,5 +1,6 @@
-import { Button, Group, Stack, Table, Text } from '@mantine/core';
-import { Fragment, useState } from 'react';
+import { Button, Group, Stack, Text } from '@mantine/core';
+import { useState } from 'react';
+import { DataList } from '../components/data-list';
 import { EmptyState, ErrorAlert, Mono, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
 import { formatDate } from '../lib/format';
@@ -50,62 +51,43 @@ export function WebhookDeliveries({ path }: { path: string }) {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table verticalSpacing="xs">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Event</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th aria-label="Actions" />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((m) => (
-                <Fragment key={m.id}>
-                  <Table.Tr>
-                    <Table.Td>
-                      <Stack gap={0}>
-                        <Mono size="xs">{m.type}</Mono>
-                        <Text size="xs" ff="monospace">
-                          {m.id}
-                        </Text>
-                      </Stack>
-                    </Table.Td>
-                    <Table.Td>
-                      <StatusBadge status={m.status} />
-                    </Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDate(m.created_at)}</Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap" justify="flex-end">
-                        <Button size="xs" variant="subtle" aria-expanded={open === m.id} onClick={() => setOpen(open === m.id ? null : m.id)}>
-                          {open === m.id ? 'Hide attempts' : 'Attempts'}
-                        </Button>
-                        {canWrite && (
-                          <Button
-                            size="xs"
-                            variant="subtle"
-                            loading={replay.isPending && replay.variables === m.id}
-                            onClick={() => replay.mutate(m.id)}
-                          >
-                            Replay
-                          </Button>
-                        )}
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                  {open === m.id && (
-                    <Table.Tr>
-                      <Table.Td colSpan={4}>
-                        <Attempts path={`${path}/messages/${m.id}`} />
-                      </Table.Td>
-                    </Table.Tr>
+        <DataList
+          rows={rows}
+          rowKey={(m) => m.id}
+          expanded={(m) => (open === m.id ? <Attempts path={`${path}/messages/${m.id}`} /> : null)}
+          columns={[
+            {
+              header: 'Event',
+              phone: 'title',
+              cell: (m) => (
+                <Stack gap={0}>
+                  <Mono size="xs">{m.type}</Mono>
+                  <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+                    {m.id}
+                  </Text>
+                </Stack>
+              ),
+            },
+            { header: 'Status', phone: 'badge', cell: (m) => <StatusBadge status={m.status} /> },
+            { header: 'Created', phone: 'line', nowrap: true, cell: (m) => formatDate(m.created_at) },
+            {
+              header: '',
+              phone: 'action',
+              cell: (m) => (
+                <Group gap={4} wrap="nowrap" justify="flex-end">
+                  <Button size="xs" variant="subtle" aria-expanded={open === m.id} onClick={() => setOpen(open === m.id ? null : m.id)}>
+                    {open === m.id ? 'Hide attempts' : 'Attempts'}
+                  </Button>
+                  {canWrite && (
+                    <Button size="xs" variant="subtle" loading={replay.isPending && replay.variables === m.id} onClick={() => replay.mutate(m.id)}>
+                      Replay
+                    </Button>
                   )}
-                </Fragment>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+                </Group>
+              ),
+            },
+          ]}
+        />
       )}
     </>
   );

@@ -1,7 +1,8 @@
-import { Anchor, Button, Checkbox, Group, Modal, SimpleGrid, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Checkbox, Group, Modal, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
+import { DataList } from '../components/data-list';
 import { EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
 import { formatDate } from '../lib/format';
@@ -51,34 +52,25 @@ export function WebhooksPage() {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table verticalSpacing="xs" highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Endpoint</Table.Th>
-                <Table.Th>Events</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Created</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((webhook) => (
-                <Table.Tr key={webhook.id}>
-                  <Table.Td maw={320}>
-                    <Anchor component={Link} to={`/t/${teamId}/webhooks/${webhook.id}`} ff="monospace" size="sm" style={{ wordBreak: 'break-all' }}>
-                      {webhook.endpoint}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>{webhook.events.length}</Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={webhook.status ?? 'enabled'} />
-                  </Table.Td>
-                  <Table.Td>{formatDate(webhook.created_at)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataList
+          rows={rows}
+          rowKey={(webhook) => webhook.id}
+          columns={[
+            {
+              header: 'Endpoint',
+              phone: 'title',
+              maw: 320,
+              cell: (webhook) => (
+                <Anchor component={Link} to={`/t/${teamId}/webhooks/${webhook.id}`} ff="monospace" size="sm" style={{ wordBreak: 'break-all' }}>
+                  {webhook.endpoint}
+                </Anchor>
+              ),
+            },
+            { header: 'Events', phone: 'line', cell: (webhook) => webhook.events.length },
+            { header: 'Status', phone: 'badge', cell: (webhook) => <StatusBadge status={webhook.status ?? 'enabled'} /> },
+            { header: 'Created', phone: 'line', nowrap: true, cell: (webhook) => formatDate(webhook.created_at) },
+          ]}
+        />
       )}
       <WebhookForm opened={opened} onClose={close} />
     </>

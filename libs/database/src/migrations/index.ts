@@ -12,6 +12,8 @@ import { ResourceEvents1765100000000 } from './1765100000000-resource-events';
 import { StrandedLeases1765200000000 } from './1765200000000-stranded-leases';
 import { People1765300000000 } from './1765300000000-people';
 import { EmailFeed1765400000000 } from './1765400000000-email-feed';
+import { EmailApiKey1765500000000 } from './1765500000000-email-api-key';
+import { SuppressionSearch1765501000000 } from './1765501000000-suppression-search';
 import { EmailInsights1765530000000 } from './1765530000000-email-insights';
 
 /** Every migration, in order. A new migration is a new file listed here. */
@@ -30,5 +32,7 @@ export const migrations = [
   StrandedLeases1765200000000,
   People1765300000000,
   EmailFeed1765400000000,
+  EmailApiKey1765500000000,
+  SuppressionSearch1765501000000,
   EmailInsights1765530000000,
 ];

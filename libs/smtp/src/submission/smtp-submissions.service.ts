@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApiKeysService, type Principal } from '@herald/accounts';
 import { addressDomain, addressKey, formatAddress, HeraldError, isHeraldError, isValidAddrSpec, newId, type HeraldErrorCode } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
-import { SendService, type NormalizedEmail, type Sender } from '@herald/emails';
+import { SendService, senderOf, type NormalizedEmail } from '@herald/emails';
 import { validateIdempotencyKey } from '@herald/idempotency';
 import { RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
 import { SuppressionCache } from '@herald/suppressions';
@@ -186,15 +186,6 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       return refuse(REPLIES.storing);
     }
   }
-}
-
-export function senderOf(principal: Principal): Sender {
-  return {
-    teamId: principal.teamId,
-    plan: principal.team.plan,
-    homeRegion: principal.team.homeRegion,
-    restrictedDomainId: principal.domainId,
-  };
 }
 
 /**
