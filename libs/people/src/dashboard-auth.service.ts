@@ -81,6 +81,9 @@ export class DashboardAuth {
       secret: config.AUTH_SECRET ?? DEVELOPMENT_AUTH_SECRET,
       database: this.database as never,
       trustedOrigins: [origin],
+      // Where an OAuth round trip that lost its own error URL ends (an expired state, a reloaded
+      // callback): the sign-in page, which puts `?error=` in words, not better-auth's bare error page.
+      onAPIError: { errorURL: `${origin}/dashboard/sign-in` },
       ...AUTH_MODELS,
       session: {
         ...AUTH_MODELS.session,

@@ -1,9 +1,11 @@
 import { Alert, Button, Group, Paper, PasswordInput, Stack, Table, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSearch } from '@tanstack/react-router';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
 import { authClient, authErrorMessage } from '../lib/auth';
 import { deviceName, formatDate } from '../lib/format';
+import { isProvider, linkErrorMessage, PROVIDERS, type Provider } from '../lib/provider-errors';
 import { useMe } from '../lib/queries';
 import { Mfa, Passkeys } from './account-security';
 
@@ -69,41 +71,94 @@ function ChangePassword() {
   );
 }
 
+const METHODS = ['credential', ...(Object.keys(PROVIDERS) as Provider[])] as const;
+
+/**
+ * How the person signs in: their password and each provider, linked or not. Link goes to the
+ * provider and back here (`?linked=<id>`, or `?error=<code>&provider=<id>` when it failed);
+ * the last sign-in method cannot be unlinked.
+ */
 function LinkedAccounts() {
   const client = useQueryClient();
+  const search = useSearch({ strict: false }) as { linked?: unknown; error?: unknown; provider?: unknown };
+  const returned = typeof search.error === 'string' ? linkErrorMessage(search.error, search.provider) : null;
   const accounts = useQuery({ queryKey: ['auth', 'accounts'], queryFn: () => unwrap(authClient.listAccounts()) });
   const unlink = useMutation({
     mutationFn: (accountId: string) => unwrap(authClient.unlinkAccount({ accountId })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['auth', 'accounts'] }),
   });
   const link = useMutation({
-    mutationFn: (provider: 'google' | 'github') => unwrap(authClient.linkSocial({ provider, callbackURL: window.location.href })),
+    mutationFn: (provider: Provider) =>
+      unwrap(
+        authClient.linkSocial({
+          provider,
+          callbackURL: `${window.location.pathname}?linked=${provider}`,
+          errorCallbackURL: `${window.location.pathname}?provider=${provider}`,
+        }),
+      ),
   });
   // unlink-account takes the `id` of the list-accounts entry, not the provider's account id (CONTRACT.md, backend note 4).
   const linked = new Map((accounts.data ?? []).map((a) => [a.providerId, a.id]));
+  const justLinked = isProvider(search.linked) && linked.has(search.linked) && !unlink.isSuccess ? PROVIDERS[search.linked] : null;
+  const only = linked.size < 2;
   return (
-    <Section title="Sign-in methods" description="Link Google or GitHub to sign in with them; a provider's verified address links to this account.">
+    <Section
+      title="Sign-in methods"
+      description="Link Google or GitHub to sign in with them. A provider links only with the same verified address as this account."
+    >
+      {returned && !link.isPending && (
+        <Alert color="red" variant="light" title="Not linked" role="alert" mb="sm">
+          {returned}
+        </Alert>
+      )}
+      {justLinked && (
+        <Alert color="green" variant="light" role="status" mb="sm">
+          {justLinked} is linked: you can sign in with it.
+        </Alert>
+      )}
       <ErrorAlert error={accounts.error ?? unlink.error ?? link.error} />
-      <Stack gap="xs">
-        {(['credential', 'google', 'github'] as const).map((provider) => (
-          <Group key={provider} justify="space-between">
-            <Group gap="xs">
-              <Text size="sm">{provider === 'credential' ? 'Email and password' : provider === 'google' ? 'Google' : 'GitHub'}</Text>
-              <StatusBadge status={linked.has(provider) ? 'linked' : 'not_linked'} />
-            </Group>
-            {provider !== 'credential' &&
-              (linked.has(provider) ? (
-                <Button size="xs" variant="subtle" color="red" disabled={linked.size < 2} onClick={() => unlink.mutate(linked.get(provider) ?? '')}>
+      <Stack gap="xs" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+        {METHODS.map((method) => {
+          const label = method === 'credential' ? 'Email and password' : PROVIDERS[method];
+          return (
+            <Group key={method} component="li" justify="space-between" wrap="nowrap">
+              <Group gap="xs">
+                <Text size="sm">{label}</Text>
+                <StatusBadge status={linked.has(method) ? 'linked' : 'not_linked'} />
+              </Group>
+              {method === 'credential' ? null : linked.has(method) ? (
+                <Button
+                  size="xs"
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Unlink ${label}`}
+                  disabled={only}
+                  title={only ? 'Your only way to sign in cannot be unlinked.' : undefined}
+                  loading={unlink.isPending && unlink.variables === linked.get(method)}
+                  onClick={() => unlink.mutate(linked.get(method) ?? '')}
+                >
                   Unlink
                 </Button>
               ) : (
-                <Button size="xs" variant="default" onClick={() => link.mutate(provider)}>
+                <Button
+                  size="xs"
+                  variant="default"
+                  aria-label={`Link ${label}`}
+                  loading={link.isPending && link.variables === method}
+                  onClick={() => link.mutate(method)}
+                >
                   Link
                 </Button>
-              ))}
-          </Group>
-        ))}
+              )}
+            </Group>
+          );
+        })}
       </Stack>
+      {accounts.isSuccess && only && (
+        <Text size="xs" c="dimmed" mt="xs">
+          This is your only way to sign in, so it cannot be unlinked. Link another first.
+        </Text>
+      )}
     </Section>
   );
 }
