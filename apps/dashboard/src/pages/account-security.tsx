@@ -3,7 +3,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Copy, ErrorAlert, StatusBadge } from '../components/ui';
 import { authClient } from '../lib/auth';
-import { formatDate } from '../lib/format';
+import { deviceName, formatDate } from '../lib/format';
+import { isIpAddress, passkeyErrorMessage } from '../lib/passkey-errors';
 import { Section, unwrap } from './account';
 
 function BackupCodes({ codes }: { codes: string[] }) {
@@ -115,45 +116,80 @@ export function Mfa({ enabled }: { enabled: boolean }) {
   );
 }
 
+/**
+ * Passkeys: add one (named after this device unless told), remove one. A passkey signs in without
+ * the password and stands in for the two-factor code. WebAuthn refuses a page opened at an IP
+ * address, so there the section says so instead of offering a ceremony that cannot work.
+ */
 export function Passkeys() {
   const client = useQueryClient();
   const [name, setName] = useState('');
+  const atIp = isIpAddress(window.location.hostname);
   const passkeys = useQuery({ queryKey: ['auth', 'passkeys'], queryFn: () => unwrap(authClient.passkey.listUserPasskeys()) });
   const refresh = () => client.invalidateQueries({ queryKey: ['auth', 'passkeys'] });
   const add = useMutation({
     mutationFn: async () => {
-      const result = await authClient.passkey.addPasskey({ name: name || undefined });
-      if (result?.error) throw new Error(result.error.message ?? 'The passkey was not added.');
+      const result = await authClient.passkey.addPasskey({ name: name.trim() || deviceName(navigator.userAgent) });
+      if (result?.error) throw new Error(passkeyErrorMessage(result.error) ?? 'The passkey was not added.');
     },
     onSuccess: () => (setName(''), refresh()),
   });
   const remove = useMutation({ mutationFn: (id: string) => unwrap(authClient.passkey.deletePasskey({ id })), onSuccess: refresh });
+  const list = passkeys.data ?? [];
   return (
-    <Section title="Passkeys" description="Sign in with your device's fingerprint, face or security key instead of a password.">
-      <ErrorAlert error={passkeys.error ?? add.error ?? remove.error} />
-      <Stack gap={4} mb="sm">
-        {(passkeys.data ?? []).length === 0 && (
-          <Text size="sm" c="dimmed">
-            No passkeys yet.
+    <Section
+      title="Passkeys"
+      description="Sign in with your device's fingerprint, face, screen lock or security key instead of a password. A passkey also stands in for the two-factor code."
+    >
+      <ErrorAlert error={passkeys.error ?? add.error ?? remove.error} title="Passkeys" />
+      {add.isSuccess && (
+        <Alert color="green" variant="light" role="status" mb="sm">
+          The passkey is added. Next time, choose “Sign in with a passkey”.
+        </Alert>
+      )}
+      <Stack gap={4} mb="sm" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+        {passkeys.isSuccess && list.length === 0 && (
+          <Text size="sm" c="dimmed" component="li">
+            No passkeys yet. Add one to sign in on this device without typing your password.
           </Text>
         )}
-        {(passkeys.data ?? []).map((p) => (
-          <Group key={p.id} justify="space-between">
+        {list.map((p) => (
+          <Group key={p.id} component="li" justify="space-between" wrap="nowrap">
             <Text size="sm">
               {p.name || 'Passkey'} · added {formatDate(String(p.createdAt))}
             </Text>
-            <Button size="xs" variant="subtle" color="red" onClick={() => remove.mutate(p.id)}>
+            <Button
+              size="xs"
+              variant="subtle"
+              color="red"
+              aria-label={`Remove passkey ${p.name || ''}`.trim()}
+              style={{ flexShrink: 0 }}
+              loading={remove.isPending && remove.variables === p.id}
+              onClick={() => remove.mutate(p.id)}
+            >
               Remove
             </Button>
           </Group>
         ))}
       </Stack>
-      <Group align="flex-end" gap="xs">
-        <TextInput label="Passkey name" placeholder="Work laptop" value={name} onChange={(e) => setName(e.currentTarget.value)} />
-        <Button variant="default" loading={add.isPending} onClick={() => add.mutate()}>
-          Add a passkey
-        </Button>
-      </Group>
+      {atIp ? (
+        <Alert color="yellow" variant="light" title="Passkeys need a domain name" role="note">
+          Browsers allow passkeys only for a site opened at a domain name, and this dashboard is at the address {window.location.hostname}. Open it at
+          its domain name (the DASHBOARD_URL Herald is configured with) to add or use a passkey.
+        </Alert>
+      ) : (
+        <Group align="flex-end" gap="xs">
+          <TextInput
+            label="Passkey name"
+            placeholder={deviceName(navigator.userAgent)}
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+          />
+          <Button variant="default" loading={add.isPending} onClick={() => add.mutate()}>
+            Add a passkey
+          </Button>
+        </Group>
+      )}
     </Section>
   );
 }

@@ -132,6 +132,7 @@ function LinkedAccounts() {
                   variant="subtle"
                   color="red"
                   aria-label={`Unlink ${label}`}
+                  style={{ flexShrink: 0 }}
                   disabled={only}
                   title={only ? 'Your only way to sign in cannot be unlinked.' : undefined}
                   loading={unlink.isPending && unlink.variables === linked.get(method)}
@@ -144,6 +145,7 @@ function LinkedAccounts() {
                   size="xs"
                   variant="default"
                   aria-label={`Link ${label}`}
+                  style={{ flexShrink: 0 }}
                   loading={link.isPending && link.variables === method}
                   onClick={() => link.mutate(method)}
                 >

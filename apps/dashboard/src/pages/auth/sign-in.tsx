@@ -4,6 +4,7 @@ import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../lib/api-error';
 import { authClient, authErrorMessage, VERIFIED_CALLBACK } from '../../lib/auth';
+import { passkeyErrorMessage } from '../../lib/passkey-errors';
 import { providerErrorMessage } from '../../lib/provider-errors';
 import { AuthLayout, FormError, SocialButtons, TextLink } from './auth-layout';
 
@@ -49,7 +50,7 @@ export function SignInPage() {
     setError(null);
     try {
       const result = await authClient.signIn.passkey();
-      if (result?.error) setError(authErrorMessage(result.error));
+      if (result?.error) setError(passkeyErrorMessage(result.error));
       else await signedIn();
     } catch (failure) {
       setError(errorMessage(failure));
