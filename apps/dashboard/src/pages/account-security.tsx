@@ -26,7 +26,7 @@ function BackupCodes({ codes }: { codes: string[] }) {
 }
 
 /** TOTP: password → QR code of the otpauth URI → a code from the app turns it on; backup codes once. */
-export function Mfa({ enabled }: { enabled: boolean }) {
+export function Mfa({ enabled, hasPassword }: { enabled: boolean; hasPassword: boolean }) {
   const client = useQueryClient();
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
@@ -60,12 +60,20 @@ export function Mfa({ enabled }: { enabled: boolean }) {
     else start.mutate();
   };
   return (
-    <Section title="Two-factor authentication" description="A code from an authenticator app at every sign-in.">
+    <Section
+      title="Two-factor authentication"
+      description="A code from an authenticator app after your password at every sign-in. Sign-ins with Google or GitHub rely on their own two-factor settings; a passkey is two factors by itself."
+    >
       <Group gap="xs" mb="sm">
         <StatusBadge status={enabled ? 'enabled' : 'disabled'} />
       </Group>
+      {!hasPassword && !enabled && (
+        <Text size="sm" c="dimmed">
+          Codes protect sign-ins with a password, and you have none yet. Set a password above to turn them on.
+        </Text>
+      )}
       {done && <BackupCodes codes={done} />}
-      <form onSubmit={submit}>
+      <form onSubmit={submit} hidden={!hasPassword && !enabled}>
         <Stack gap="xs" maw={420} mt="xs">
           <ErrorAlert error={start.error ?? verify.error ?? disable.error} />
           {setup ? (
@@ -150,7 +158,7 @@ export function Passkeys() {
       <Stack gap={4} mb="sm" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
         {passkeys.isSuccess && list.length === 0 && (
           <Text size="sm" c="dimmed" component="li">
-            No passkeys yet. Add one to sign in on this device without typing your password.
+            {atIp ? 'No passkeys yet.' : 'No passkeys yet. Add one to sign in on this device without typing your password.'}
           </Text>
         )}
         {list.map((p) => (
@@ -173,9 +181,15 @@ export function Passkeys() {
         ))}
       </Stack>
       {atIp ? (
-        <Alert color="yellow" variant="light" title="Passkeys need a domain name" role="note">
-          Browsers allow passkeys only for a site opened at a domain name, and this dashboard is at the address {window.location.hostname}. Open it at
-          its domain name (the DASHBOARD_URL Herald is configured with) to add or use a passkey.
+        <Alert color="yellow" variant="light" role="note">
+          {/* A title in the alert's own yellow would fail contrast: the words carry it in the text colour. */}
+          <Text size="sm" fw={600}>
+            Passkeys need a domain name
+          </Text>
+          <Text size="sm">
+            Browsers allow passkeys only for a site opened at a domain name, and this dashboard is at the address {window.location.hostname}. Open it
+            at its domain name (the DASHBOARD_URL Herald is configured with) to add or use a passkey.
+          </Text>
         </Alert>
       ) : (
         <Group align="flex-end" gap="xs">

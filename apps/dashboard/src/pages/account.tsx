@@ -32,6 +32,39 @@ export function Section({ title, description, children }: { title: string; descr
   );
 }
 
+/** better-auth's list of the person's sign-in methods (`credential` is the password), shared by the sections that depend on it. */
+function useSignInMethods() {
+  return useQuery({ queryKey: ['auth', 'accounts'], queryFn: () => unwrap(authClient.listAccounts()) });
+}
+
+/**
+ * Someone who signed up with Google or GitHub has no password. Herald emails them a link to set
+ * one (better-auth's reset link makes the password when there was none), which also opens
+ * two-factor codes to them.
+ */
+function SetPassword({ email }: { email: string }) {
+  const send = useMutation({
+    mutationFn: () => unwrap(authClient.requestPasswordReset({ email, redirectTo: '/dashboard/reset-password' })),
+  });
+  return (
+    <Section title="Password" description="You have no password: you sign in with Google or GitHub (or a passkey).">
+      <ErrorAlert error={send.error} title="The link was not sent" />
+      {send.isSuccess ? (
+        <Alert color="green" variant="light" role="status">
+          We sent a link to {email}. Open it to choose a password.
+        </Alert>
+      ) : (
+        <Stack gap="xs" align="flex-start">
+          <Text size="sm">To sign in with a password too, Herald emails you a link to choose one.</Text>
+          <Button variant="default" loading={send.isPending} onClick={() => send.mutate()}>
+            Email me a link to set a password
+          </Button>
+        </Stack>
+      )}
+    </Section>
+  );
+}
+
 function ChangePassword() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -82,7 +115,7 @@ function LinkedAccounts() {
   const client = useQueryClient();
   const search = useSearch({ strict: false }) as { linked?: unknown; error?: unknown; provider?: unknown };
   const returned = typeof search.error === 'string' ? linkErrorMessage(search.error, search.provider) : null;
-  const accounts = useQuery({ queryKey: ['auth', 'accounts'], queryFn: () => unwrap(authClient.listAccounts()) });
+  const accounts = useSignInMethods();
   const unlink = useMutation({
     mutationFn: (accountId: string) => unwrap(authClient.unlinkAccount({ accountId })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['auth', 'accounts'] }),
@@ -224,11 +257,14 @@ function Sessions() {
 
 export function AccountPage() {
   const me = useMe();
+  const methods = useSignInMethods();
+  // Until the methods are known, the page assumes a password (most people have one).
+  const hasPassword = !methods.data || methods.data.some((m) => m.providerId === 'credential');
   return (
     <>
       <PageHeader title="Account" description={me.data ? `${me.data.user.name} · ${me.data.user.email}` : undefined} />
-      <ChangePassword />
-      <Mfa enabled={Boolean(me.data?.user.two_factor_enabled)} />
+      {hasPassword || !me.data ? <ChangePassword /> : <SetPassword email={me.data.user.email} />}
+      <Mfa enabled={Boolean(me.data?.user.two_factor_enabled)} hasPassword={hasPassword} />
       <Passkeys />
       <LinkedAccounts />
       <Sessions />
