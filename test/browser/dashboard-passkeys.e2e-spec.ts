@@ -56,7 +56,7 @@ describe('dashboard passkeys (browser)', () => {
   afterAll(async () => {
     await browser?.close();
     await api?.close();
-  });
+  }, 120_000);
 
   afterEach(() => expect(problems.splice(0)).toEqual([]));
 
@@ -165,6 +165,12 @@ describe('dashboard passkeys (browser)', () => {
     expect((await me(page)).body.user).toMatchObject({ id: patId, email: PAT.email });
     // The authenticator signed: its counter moved on from the registration's.
     expect((await held(cdp, authenticatorId))[0]!.signCount).toBeGreaterThan(credential.signCount);
+    // The team's audit log holds the passkey's addition and the sign-in by it.
+    const log = await (await page.request.get(`/dashboard/api/teams/${teamId}/audit-log`)).json();
+    const actions = log.data.map(
+      (e: { action: string; detail: { method?: string } }) => `${e.action}${e.detail.method ? `:${e.detail.method}` : ''}`,
+    );
+    expect(actions).toEqual(expect.arrayContaining(['mfa.passkey_added', 'user.signed_in:passkey']));
     await done(page, cdp, authenticatorId);
   }, 60_000);
 

@@ -52,7 +52,7 @@ describe('dashboard sign-in with Google and GitHub (browser)', () => {
     await api?.close();
     await google?.stop();
     await github?.close();
-  });
+  }, 120_000);
 
   afterEach(() => expect(problems.splice(0)).toEqual([]));
 
