@@ -76,7 +76,8 @@ export class DashboardAuth {
     const personNotVerified = () =>
       new APIError('UNAUTHORIZED', {
         code: 'PASSKEY_USER_NOT_VERIFIED',
-        message: 'Your passkey did not check that it is you (no PIN, fingerprint or face). Use a passkey that does, or sign in with your password.',
+        message:
+          'The passkey did not check that it is you (no PIN, fingerprint or face), which Herald needs of a passkey. Use one that does, or another way to sign in.',
       });
     const config = this.config;
     const regions = config.HERALD_REGIONS;

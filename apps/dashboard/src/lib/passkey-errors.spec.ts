@@ -9,7 +9,8 @@ describe('passkeyErrorMessage', () => {
   });
 
   it("keeps Herald's own sentence, and quotes a bare message", () => {
-    const herald = 'Your passkey did not check that it is you (no PIN, fingerprint or face). Use a passkey that does, or sign in with your password.';
+    const herald =
+      'The passkey did not check that it is you (no PIN, fingerprint or face), which Herald needs of a passkey. Use one that does, or another way to sign in.';
     expect(passkeyErrorMessage({ code: 'PASSKEY_USER_NOT_VERIFIED', message: herald })).toBe(herald);
     expect(passkeyErrorMessage({ code: 'SOMETHING', message: 'Something odd' })).toBe('The passkey did not work (Something odd). Try again.');
     expect(passkeyErrorMessage({ status: 429 })).toBe('Too many attempts. Wait a minute and try again.');
