@@ -125,3 +125,8 @@ export interface Regions {
   data: string[];
   default: string;
 }
+
+/** `GET /dashboard/api/sign-in-providers`: the providers this Herald offers. */
+export interface SignInProviders {
+  data: string[];
+}

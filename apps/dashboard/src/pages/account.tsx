@@ -6,7 +6,7 @@ import { ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
 import { authClient, authErrorMessage } from '../lib/auth';
 import { deviceName, formatDate } from '../lib/format';
 import { isProvider, linkErrorMessage, PROVIDERS, type Provider } from '../lib/provider-errors';
-import { useMe } from '../lib/queries';
+import { useMe, useSignInProviders } from '../lib/queries';
 import { Mfa, Passkeys } from './account-security';
 
 /** better-auth's `{ data, error }` as a value or a thrown Error carrying its message, for react-query. */
@@ -104,8 +104,6 @@ function ChangePassword() {
   );
 }
 
-const METHODS = ['credential', ...(Object.keys(PROVIDERS) as Provider[])] as const;
-
 /**
  * How the person signs in: their password and each provider, linked or not. Link goes to the
  * provider and back here (`?linked=<id>`, or `?error=<code>&provider=<id>` when it failed);
@@ -132,12 +130,24 @@ function LinkedAccounts() {
   });
   // unlink-account takes the `id` of the list-accounts entry, not the provider's account id (CONTRACT.md, backend note 4).
   const linked = new Map((accounts.data ?? []).map((a) => [a.providerId, a.id]));
+  // The password, then each provider this Herald offers or the person has linked (one no longer offered can still be unlinked).
+  const offered = useSignInProviders();
+  const methods: ('credential' | Provider)[] = [
+    'credential',
+    ...(Object.keys(PROVIDERS) as Provider[]).filter((p) => offered.data?.includes(p) || linked.has(p)),
+  ];
   const justLinked = isProvider(search.linked) && linked.has(search.linked) && !unlink.isSuccess ? PROVIDERS[search.linked] : null;
   const only = linked.size < 2;
   return (
     <Section
       title="Sign-in methods"
-      description="Link Google or GitHub to sign in with them. A provider links only with the same verified address as this account."
+      description={
+        offered.data?.length
+          ? `Link ${offered.data.map((p) => PROVIDERS[p]).join(' or ')} to sign in with it. A provider links only with the same verified address as this account.`
+          : offered.isSuccess
+            ? 'How you sign in. This Herald offers no sign-in with Google or GitHub.'
+            : 'How you sign in.'
+      }
     >
       {returned && !link.isPending && (
         <Alert color="red" variant="light" title="Not linked" role="alert" mb="sm">
@@ -151,7 +161,7 @@ function LinkedAccounts() {
       )}
       <ErrorAlert error={accounts.error ?? unlink.error ?? link.error} />
       <Stack gap="xs" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
-        {METHODS.map((method) => {
+        {methods.map((method) => {
           const label = method === 'credential' ? 'Email and password' : PROVIDERS[method];
           return (
             <Group key={method} component="li" justify="space-between" wrap="nowrap">

@@ -4,6 +4,7 @@ import { useState, type ReactNode } from 'react';
 import { errorMessage } from '../../lib/api-error';
 import { authClient, authErrorMessage } from '../../lib/auth';
 import { PROVIDERS, providerErrorMessage, type Provider } from '../../lib/provider-errors';
+import { useSignInProviders } from '../../lib/queries';
 
 export function AuthLayout({ title, subtitle, children, footer }: { title: string; subtitle?: ReactNode; children: ReactNode; footer?: ReactNode }) {
   return (
@@ -51,11 +52,14 @@ export function TextLink({ to, children }: { to: string; children: ReactNode }) 
 }
 
 /**
- * Google and GitHub: better-auth answers the provider's URL and the browser goes there. A failure
+ * Google and GitHub, those configured: better-auth answers the provider's URL and the browser goes there. A failure
  * comes back to the sign-in page as `?error=<code>&provider=<id>`, which it puts in words.
  */
 export function SocialButtons({ label, onError }: { label: 'Sign in' | 'Sign up'; onError: (message: string | null) => void }) {
   const [pending, setPending] = useState<Provider | null>(null);
+  const offered = useSignInProviders();
+  // Those this Herald has a client id for; every one if the list could not be had (a click then says what is wrong).
+  const providers = offered.isError ? (Object.keys(PROVIDERS) as Provider[]) : (offered.data ?? []);
   const go = async (provider: Provider) => {
     setPending(provider);
     onError(null);
@@ -77,10 +81,11 @@ export function SocialButtons({ label, onError }: { label: 'Sign in' | 'Sign up'
       setPending(null);
     }
   };
+  if (providers.length === 0) return null;
   return (
     <Stack gap="xs">
       <Divider label="or" labelPosition="center" my="xs" />
-      {(Object.keys(PROVIDERS) as Provider[]).map((provider) => (
+      {providers.map((provider) => (
         <Button key={provider} variant="default" fullWidth loading={pending === provider} onClick={() => void go(provider)}>
           {label} with {PROVIDERS[provider]}
         </Button>
