@@ -9,7 +9,7 @@ import {
   type AxeViolation,
   type ViewportName,
 } from '../support/browser';
-import { signInThroughForm, until, verifiedUser } from '../support/dashboard-browser';
+import { until, verifiedUser } from '../support/dashboard-browser';
 import { GithubStandIn } from '../support/github-stand-in';
 import { OidcProvider } from '../support/oidc-provider';
 
@@ -56,8 +56,8 @@ describe('dashboard sign-in with Google and GitHub (browser)', () => {
 
   afterEach(() => expect(problems.splice(0)).toEqual([]));
 
-  async function freshPage(viewport: ViewportName = 'desktop'): Promise<Page> {
-    const page = await (await newContext(browser, viewport, api.url)).newPage();
+  async function freshPage(viewport: ViewportName = 'desktop', signedInAs?: Page): Promise<Page> {
+    const page = await (await newContext(browser, viewport, api.url, signedInAs?.context())).newPage();
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
     page.on('response', (response) => {
       if (response.status() >= 500) problems.push(`${response.status()} ${response.url()}`);
@@ -113,14 +113,20 @@ describe('dashboard sign-in with Google and GitHub (browser)', () => {
 
   it('brings a denied Google consent back to sign-in with words, at both widths', async () => {
     await google.denyConsent(true);
+    let words: string;
     try {
-      for (const viewport of ['desktop', 'phone'] as ViewportName[]) {
-        const page = await freshPage(viewport);
-        await clickProvider(page, 'Google');
-        expect(await refused(page, /declined to let Herald use your Google account/)).toMatch(/not signed in/);
-        await record(page, 'sign-in-google-denied', viewport);
-        await page.context().close();
-      }
+      const page = await freshPage();
+      await clickProvider(page, 'Google');
+      words = await refused(page, /declined to let Herald use your Google account/);
+      expect(words).toMatch(/not signed in/);
+      await record(page, 'sign-in-google-denied', 'desktop');
+      // The phone width: the page the round trip landed on, opened at that width.
+      const phone = await freshPage('phone');
+      await phone.goto(page.url());
+      expect(await refused(phone, /declined to let Herald use your Google account/)).toBe(words);
+      await record(phone, 'sign-in-google-denied', 'phone');
+      await page.context().close();
+      await phone.context().close();
     } finally {
       await google.denyConsent(false);
     }
@@ -143,24 +149,27 @@ describe('dashboard sign-in with Google and GitHub (browser)', () => {
   }, 60_000);
 
   it('refuses a GitHub account without a verified address, saying why and where to verify one', async () => {
-    for (const viewport of ['desktop', 'phone'] as ViewportName[]) {
-      // GitHub has verified neither of its addresses.
-      github.next = {
-        id: 202,
-        login: 'ghost',
-        name: 'Ghost',
-        emails: [
-          { email: 'ghost@people.test', primary: true, verified: false },
-          { email: 'ghost@elsewhere.test', primary: false, verified: false },
-        ],
-      };
-      const page = await freshPage(viewport);
-      await clickProvider(page, 'GitHub');
-      const words = await refused(page, /no verified email address/);
-      expect(words).toContain('github.com/settings/emails');
-      await record(page, 'sign-in-github-unverified', viewport);
-      await page.context().close();
-    }
+    // GitHub has verified neither of its addresses.
+    github.next = {
+      id: 202,
+      login: 'ghost',
+      name: 'Ghost',
+      emails: [
+        { email: 'ghost@people.test', primary: true, verified: false },
+        { email: 'ghost@elsewhere.test', primary: false, verified: false },
+      ],
+    };
+    const page = await freshPage();
+    await clickProvider(page, 'GitHub');
+    const words = await refused(page, /no verified email address/);
+    expect(words).toContain('github.com/settings/emails');
+    await record(page, 'sign-in-github-unverified', 'desktop');
+    const phone = await freshPage('phone');
+    await phone.goto(page.url());
+    expect(await refused(phone, /no verified email address/)).toBe(words);
+    await record(phone, 'sign-in-github-unverified', 'phone');
+    await page.context().close();
+    await phone.context().close();
     expect(seriousFound()).toEqual([]);
   }, 60_000);
 
@@ -200,11 +209,10 @@ describe('dashboard sign-in with Google and GitHub (browser)', () => {
     await method('GitHub').getByText('not linked', { exact: true }).waitFor();
     const accounts = await (await page.request.get('/dashboard/api/auth/list-accounts')).json();
     expect(accounts.map((a: { providerId: string }) => a.providerId).sort()).toEqual(['credential', 'google']);
-    await page.context().close();
 
-    // The phone width, signed in with the password: Google linked, GitHub not.
-    const phone = await freshPage('phone');
-    await signInThroughForm(phone, LIN.email, LIN.password);
+    // The phone width, in the same session: Google linked, GitHub not.
+    const phone = await freshPage('phone', page);
+    await page.context().close();
     await phone.goto(`/dashboard/t/${teamId}/account`);
     const phoneMethods = phone.getByRole('region', { name: 'Sign-in methods' });
     await phoneMethods.getByRole('listitem').filter({ hasText: 'Google' }).getByText('linked', { exact: true }).waitFor();
@@ -215,12 +223,16 @@ describe('dashboard sign-in with Google and GitHub (browser)', () => {
   }, 90_000);
 
   it('keeps the last way to sign in, and offers a GitHub-only user a password by email rather than a form they cannot use', async () => {
-    const solo = { id: 204, login: 'solo', name: 'Solo', emails: [{ email: 'solo@people.test', primary: true, verified: true }] };
-    for (const viewport of ['desktop', 'phone'] as ViewportName[]) {
-      github.next = solo;
-      const page = await freshPage(viewport);
-      await clickProvider(page, 'GitHub');
-      const teamId = SIGNED_IN.exec(page.url())![1]!;
+    github.next = { id: 204, login: 'solo', name: 'Solo', emails: [{ email: 'solo@people.test', primary: true, verified: true }] };
+    const desktop = await freshPage();
+    await clickProvider(desktop, 'GitHub');
+    const teamId = SIGNED_IN.exec(desktop.url())![1]!;
+    // The phone width in the same session, checked first: the desktop then uses the link.
+    const phone = await freshPage('phone', desktop);
+    for (const [page, viewport] of [
+      [phone, 'phone'],
+      [desktop, 'desktop'],
+    ] as const) {
       await page.goto(`/dashboard/t/${teamId}/account`);
       const methods = page.getByRole('region', { name: 'Sign-in methods' });
       await methods.getByText('This is your only way to sign in').waitFor();
@@ -233,12 +245,12 @@ describe('dashboard sign-in with Google and GitHub (browser)', () => {
       await twoFactor.getByText('Set a password above to turn them on').waitFor();
       expect(await twoFactor.getByRole('button', { name: 'Set up two-factor' }).isVisible()).toBe(false);
       await record(page, 'account-github-only', viewport);
-      if (viewport === 'desktop') {
-        await password.getByRole('button', { name: 'Email me a link to set a password' }).click();
-        await password.getByRole('status').filter({ hasText: 'We sent a link to solo@people.test' }).waitFor();
-      }
-      await page.context().close();
     }
+    const password = desktop.getByRole('region', { name: 'Password' });
+    await password.getByRole('button', { name: 'Email me a link to set a password' }).click();
+    await password.getByRole('status').filter({ hasText: 'We sent a link to solo@people.test' }).waitFor();
+    await phone.context().close();
+    await desktop.context().close();
     expect(seriousFound()).toEqual([]);
   }, 60_000);
 });
