@@ -44,6 +44,12 @@ describe('dashboard sign-in with Google and GitHub', () => {
     return new URL(back.headers.get('location')!, world.url);
   }
 
+  it('lists the configured providers for the sign-in page, to anyone', async () => {
+    const response = await fetch(`${world.url}/dashboard/api/sign-in-providers`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: ['google', 'github'] });
+  });
+
   it('signs a new user in with Google (OpenID Connect) and gives them a team', async () => {
     await google.signInAs({ sub: 'google-1', email: 'gina@people.test', email_verified: true, name: 'Gina' });
     const client = await world.client();

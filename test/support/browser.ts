@@ -30,13 +30,15 @@ export const VIEWPORTS = {
 } as const;
 export type ViewportName = keyof typeof VIEWPORTS;
 
-export function newContext(browser: Browser, viewport: ViewportName, baseURL: string): Promise<BrowserContext> {
+/** A context of that width; `signedInAs` carries another context's cookies over (the same session at the other width). */
+export async function newContext(browser: Browser, viewport: ViewportName, baseURL: string, signedInAs?: BrowserContext): Promise<BrowserContext> {
   return browser.newContext({
     viewport: VIEWPORTS[viewport],
     baseURL,
     isMobile: viewport === 'phone',
     hasTouch: viewport === 'phone',
     locale: 'en-GB',
+    ...(signedInAs && { storageState: await signedInAs.storageState() }),
   });
 }
 

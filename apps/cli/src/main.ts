@@ -76,7 +76,8 @@ async function runAll(config: HeraldConfig): Promise<void> {
     region: config.HERALD_REGION,
     regions: config.HERALD_REGIONS,
     api_url: config.PUBLIC_API_URL ?? api.address,
-    dashboard_url: `${(config.PUBLIC_API_URL ?? api.address).replace(/\/+$/, '')}/dashboard/`,
+    // The origin sign-in trusts (DashboardAuth's): DASHBOARD_URL first, so a passkey's site is the one printed.
+    dashboard_url: `${(config.DASHBOARD_URL ?? config.PUBLIC_API_URL ?? api.address).replace(/\/+$/, '')}/dashboard/`,
     roles: Object.fromEntries(started.map((s) => [s.role === 'api' || s.role === 'smtp' ? s.role : `${s.role} ${s.region}`, s.address])),
     migrations_applied: applied,
     ...(credentials && {

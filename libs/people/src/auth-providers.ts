@@ -17,6 +17,15 @@ export function verifiedGithubEmail(emails: readonly GithubEmail[]): string | nu
   return (verified.find((e) => e.primary) ?? verified[0])?.email.toLowerCase() ?? null;
 }
 
+/** The sign-in providers Herald knows, by better-auth's provider id. */
+export const SIGN_IN_PROVIDERS = ['google', 'github'] as const;
+export type SignInProvider = (typeof SIGN_IN_PROVIDERS)[number];
+
+/** The providers this deployment offers: those with a client id (`oauthProviders` registers the same). */
+export function configuredProviders(config: Pick<PeopleConfig, 'GOOGLE_CLIENT_ID' | 'GITHUB_CLIENT_ID'>): SignInProvider[] {
+  return SIGN_IN_PROVIDERS.filter((provider) => Boolean(provider === 'google' ? config.GOOGLE_CLIENT_ID : config.GITHUB_CLIENT_ID));
+}
+
 interface Tokens {
   accessToken?: string;
 }

@@ -64,11 +64,21 @@ export class DashboardAuth {
 
   async start(listeningUrl: string): Promise<void> {
     this.origin = (this.config.DASHBOARD_URL ?? this.config.PUBLIC_API_URL ?? listeningUrl).replace(/\/+$/, '');
-    const [{ betterAuth }, { twoFactor, genericOAuth }, { passkey }] = await Promise.all([
+    const [{ betterAuth }, { twoFactor, genericOAuth }, { passkey }, { APIError }] = await Promise.all([
       import('better-auth'),
       import('better-auth/plugins'),
       import('@better-auth/passkey'),
+      import('@better-auth/core/error'),
     ]);
+    // A passkey signs in without the password and without the TOTP code, so it must be two factors
+    // by itself: the authenticator holds the key and checked the person (PIN, fingerprint, face).
+    // better-auth asks for that only as "preferred" and accepts an answer without it.
+    const personNotVerified = () =>
+      new APIError('UNAUTHORIZED', {
+        code: 'PASSKEY_USER_NOT_VERIFIED',
+        message:
+          'The passkey did not check that it is you (no PIN, fingerprint or face), which Herald needs of a passkey. Use one that does, or another way to sign in.',
+      });
     const config = this.config;
     const regions = config.HERALD_REGIONS;
     const people = this.people;
@@ -81,6 +91,9 @@ export class DashboardAuth {
       secret: config.AUTH_SECRET ?? DEVELOPMENT_AUTH_SECRET,
       database: this.database as never,
       trustedOrigins: [origin],
+      // Where an OAuth round trip that lost its own error URL ends (an expired state, a reloaded
+      // callback): the sign-in page, which puts `?error=` in words, not better-auth's bare error page.
+      onAPIError: { errorURL: `${origin}/dashboard/sign-in` },
       ...AUTH_MODELS,
       session: {
         ...AUTH_MODELS.session,
@@ -151,7 +164,24 @@ export class DashboardAuth {
       },
       plugins: [
         twoFactor({ issuer: 'Herald', schema: TWO_FACTOR_SCHEMA }),
-        passkey({ rpID: new URL(origin).hostname, rpName: 'Herald', origin, schema: PASSKEY_SCHEMA }),
+        passkey({
+          rpID: new URL(origin).hostname,
+          rpName: 'Herald',
+          origin,
+          schema: PASSKEY_SCHEMA,
+          // Discoverable (the sign-in asks for no address) and verifying the person.
+          authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+          registration: {
+            afterVerification: ({ verification }: { verification: { registrationInfo?: { userVerified?: boolean } } }) => {
+              if (!verification.registrationInfo?.userVerified) throw personNotVerified();
+            },
+          },
+          authentication: {
+            afterVerification: ({ verification }: { verification: { authenticationInfo: { userVerified: boolean } } }) => {
+              if (!verification.authenticationInfo.userVerified) throw personNotVerified();
+            },
+          },
+        }),
         genericOAuth({ config: oauthProviders(config, githubFetchJson) as never }),
       ],
     } as never) as unknown as AuthInstance;

@@ -15,3 +15,5 @@ export type { TeamOfUser, Member, UserRecord } from './members.repository';
 export type { Invitation } from './invitations.repository';
 export type { AuditEntry } from './audit-log.repository';
 export { signUpExtras } from './people-input.validation';
+export { configuredProviders, SIGN_IN_PROVIDERS } from './auth-providers';
+export type { SignInProvider } from './auth-providers';

@@ -1,4 +1,4 @@
-import { MeController, RegionsController } from './me.controller';
+import { MeController, RegionsController, SignInProvidersController } from './me.controller';
 import { TeamDomainsController } from './team-domains.controller';
 import { TeamEmailsController } from './team-emails.controller';
 import { TeamKeysController } from './team-keys.controller';
@@ -11,6 +11,7 @@ export { DashboardGuard } from './dashboard.guard';
 export const DASHBOARD_CONTROLLERS = [
   MeController,
   RegionsController,
+  SignInProvidersController,
   TeamDomainsController,
   TeamEmailsController,
   TeamKeysController,

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { CONFIG, HeraldConfig } from '@herald/config';
-import { type Actor, PeopleService, type SessionUser } from '@herald/people';
+import { type Actor, configuredProviders, PeopleService, type SessionUser } from '@herald/people';
 import { parseAuditPage, presentAuditPage } from './audit-log.page';
 import { CurrentActor, CurrentUser, DashboardController } from './dashboard.guard';
 
@@ -56,5 +56,17 @@ export class RegionsController {
   regions() {
     const regions = this.config.HERALD_REGIONS;
     return { data: regions, default: regions.includes('us-east-1') ? 'us-east-1' : regions[0] };
+  }
+}
+
+/** Public: the sign-in and Account pages offer a button for each provider configured here (a client id set). */
+@ApiExcludeController()
+@Controller('dashboard/api/sign-in-providers')
+export class SignInProvidersController {
+  constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {}
+
+  @Get()
+  providers() {
+    return { data: configuredProviders(this.config) };
   }
 }

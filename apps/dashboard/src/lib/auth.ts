@@ -50,19 +50,3 @@ export async function settle<T>(call: Promise<AuthResult<T>>): Promise<AuthResul
     return { data: null, error: { message: errorMessage(failure) } };
   }
 }
-
-const PROVIDER_ERRORS: Record<string, string> = {
-  access_denied: 'You declined access at the provider, so you are not signed in.',
-  account_not_linked: 'That account at the provider is not linked to a Herald account. Sign in with your password, then link it on the Account page.',
-  email_not_found: 'The provider did not give Herald a verified email address. Verify an address with the provider, or sign in with your password.',
-  unable_to_get_user_info: 'The provider did not answer who you are. Try again.',
-  state_mismatch: 'The sign-in took too long or was started in another window. Try again.',
-  invalid_token: 'That link is not valid (it may have been used already). Sign in, and a new verification link is sent if one is needed.',
-  token_expired: 'That link has expired. Sign in, and a new verification link is sent if one is needed.',
-};
-
-/** Words for the `?error=` better-auth puts on the sign-in page after a failed Google or GitHub sign-in or a bad verification link. */
-export function providerErrorMessage(code: string): string | null {
-  if (!code) return null;
-  return PROVIDER_ERRORS[code.toLowerCase()] ?? `Signing in with the provider failed (${code.replace(/_/g, ' ')}). Try again.`;
-}

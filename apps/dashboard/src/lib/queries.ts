@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient, type UseQueryOptions } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
 import { api, type Query } from './api';
-import type { Me, Regions } from './types';
+import { isProvider, type Provider } from './provider-errors';
+import type { Me, Regions, SignInProviders } from './types';
 
 export function useMe() {
   return useQuery({ queryKey: ['me'], queryFn: () => api<Me>('/me'), staleTime: 30_000 });
@@ -9,6 +10,15 @@ export function useMe() {
 
 export function useRegions() {
   return useQuery({ queryKey: ['regions'], queryFn: () => api<Regions>('/regions'), staleTime: Infinity });
+}
+
+/** The providers this Herald offers (a client id configured), in the order it lists them. */
+export function useSignInProviders() {
+  return useQuery({
+    queryKey: ['sign-in-providers'],
+    queryFn: async (): Promise<Provider[]> => (await api<SignInProviders>('/sign-in-providers')).data.filter(isProvider),
+    staleTime: Infinity,
+  });
 }
 
 /** The team in the URL (`/t/:teamId/…`). */

@@ -150,3 +150,8 @@ export interface AuditPage {
   data: AuditEntry[];
   has_more: boolean;
 }
+
+/** `GET /dashboard/api/sign-in-providers`: the providers this Herald offers. */
+export interface SignInProviders {
+  data: string[];
+}

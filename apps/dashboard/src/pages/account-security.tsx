@@ -3,7 +3,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Copy, ErrorAlert, StatusBadge } from '../components/ui';
 import { authClient } from '../lib/auth';
-import { formatDate } from '../lib/format';
+import { deviceName, formatDate } from '../lib/format';
+import { isIpAddress, passkeyErrorMessage } from '../lib/passkey-errors';
 import { Section, unwrap } from './account';
 
 function BackupCodes({ codes }: { codes: string[] }) {
@@ -25,7 +26,7 @@ function BackupCodes({ codes }: { codes: string[] }) {
 }
 
 /** TOTP: password → QR code of the otpauth URI → a code from the app turns it on; backup codes once. */
-export function Mfa({ enabled }: { enabled: boolean }) {
+export function Mfa({ enabled, hasPassword }: { enabled: boolean; hasPassword: boolean }) {
   const client = useQueryClient();
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
@@ -59,12 +60,20 @@ export function Mfa({ enabled }: { enabled: boolean }) {
     else start.mutate();
   };
   return (
-    <Section title="Two-factor authentication" description="A code from an authenticator app at every sign-in.">
+    <Section
+      title="Two-factor authentication"
+      description="A code from an authenticator app after your password at every sign-in. Sign-ins with Google or GitHub rely on their own two-factor settings; a passkey is two factors by itself."
+    >
       <Group gap="xs" mb="sm">
         <StatusBadge status={enabled ? 'enabled' : 'disabled'} />
       </Group>
+      {!hasPassword && !enabled && (
+        <Text size="sm" c="dimmed">
+          Codes protect sign-ins with a password, and you have none yet. Set a password above to turn them on.
+        </Text>
+      )}
       {done && <BackupCodes codes={done} />}
-      <form onSubmit={submit}>
+      <form onSubmit={submit} hidden={!hasPassword && !enabled}>
         <Stack gap="xs" maw={420} mt="xs">
           <ErrorAlert error={start.error ?? verify.error ?? disable.error} />
           {setup ? (
@@ -115,45 +124,86 @@ export function Mfa({ enabled }: { enabled: boolean }) {
   );
 }
 
+/**
+ * Passkeys: add one (named after this device unless told), remove one. A passkey signs in without
+ * the password and stands in for the two-factor code. WebAuthn refuses a page opened at an IP
+ * address, so there the section says so instead of offering a ceremony that cannot work.
+ */
 export function Passkeys() {
   const client = useQueryClient();
   const [name, setName] = useState('');
+  const atIp = isIpAddress(window.location.hostname);
   const passkeys = useQuery({ queryKey: ['auth', 'passkeys'], queryFn: () => unwrap(authClient.passkey.listUserPasskeys()) });
   const refresh = () => client.invalidateQueries({ queryKey: ['auth', 'passkeys'] });
   const add = useMutation({
     mutationFn: async () => {
-      const result = await authClient.passkey.addPasskey({ name: name || undefined });
-      if (result?.error) throw new Error(result.error.message ?? 'The passkey was not added.');
+      const result = await authClient.passkey.addPasskey({ name: name.trim() || deviceName(navigator.userAgent) });
+      if (result?.error) throw new Error(passkeyErrorMessage(result.error) ?? 'The passkey was not added.');
     },
     onSuccess: () => (setName(''), refresh()),
   });
   const remove = useMutation({ mutationFn: (id: string) => unwrap(authClient.passkey.deletePasskey({ id })), onSuccess: refresh });
+  const list = passkeys.data ?? [];
   return (
-    <Section title="Passkeys" description="Sign in with your device's fingerprint, face or security key instead of a password.">
-      <ErrorAlert error={passkeys.error ?? add.error ?? remove.error} />
-      <Stack gap={4} mb="sm">
-        {(passkeys.data ?? []).length === 0 && (
-          <Text size="sm" c="dimmed">
-            No passkeys yet.
+    <Section
+      title="Passkeys"
+      description="Sign in with your device's fingerprint, face, screen lock or security key instead of a password. A passkey also stands in for the two-factor code."
+    >
+      <ErrorAlert error={passkeys.error ?? add.error ?? remove.error} title="Passkeys" />
+      {add.isSuccess && (
+        <Alert color="green" variant="light" role="status" mb="sm">
+          The passkey is added. Next time, choose “Sign in with a passkey”.
+        </Alert>
+      )}
+      <Stack gap={4} mb="sm" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+        {passkeys.isSuccess && list.length === 0 && (
+          <Text size="sm" c="dimmed" component="li">
+            {atIp ? 'No passkeys yet.' : 'No passkeys yet. Add one to sign in on this device without typing your password.'}
           </Text>
         )}
-        {(passkeys.data ?? []).map((p) => (
-          <Group key={p.id} justify="space-between">
+        {list.map((p) => (
+          <Group key={p.id} component="li" justify="space-between" wrap="nowrap">
             <Text size="sm">
               {p.name || 'Passkey'} · added {formatDate(String(p.createdAt))}
             </Text>
-            <Button size="xs" variant="subtle" color="red" onClick={() => remove.mutate(p.id)}>
+            <Button
+              size="xs"
+              variant="subtle"
+              color="red"
+              aria-label={`Remove passkey ${p.name || ''}`.trim()}
+              style={{ flexShrink: 0 }}
+              loading={remove.isPending && remove.variables === p.id}
+              onClick={() => remove.mutate(p.id)}
+            >
               Remove
             </Button>
           </Group>
         ))}
       </Stack>
-      <Group align="flex-end" gap="xs">
-        <TextInput label="Passkey name" placeholder="Work laptop" value={name} onChange={(e) => setName(e.currentTarget.value)} />
-        <Button variant="default" loading={add.isPending} onClick={() => add.mutate()}>
-          Add a passkey
-        </Button>
-      </Group>
+      {atIp ? (
+        <Alert color="yellow" variant="light" role="note">
+          {/* A title in the alert's own yellow would fail contrast: the words carry it in the text colour. */}
+          <Text size="sm" fw={600}>
+            Passkeys need a domain name
+          </Text>
+          <Text size="sm">
+            Browsers allow passkeys only for a site opened at a domain name, and this dashboard is at the address {window.location.hostname}. Open it
+            at its domain name (the DASHBOARD_URL Herald is configured with) to add or use a passkey.
+          </Text>
+        </Alert>
+      ) : (
+        <Group align="flex-end" gap="xs">
+          <TextInput
+            label="Passkey name"
+            placeholder={deviceName(navigator.userAgent)}
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+          />
+          <Button variant="default" loading={add.isPending} onClick={() => add.mutate()}>
+            Add a passkey
+          </Button>
+        </Group>
+      )}
     </Section>
   );
 }

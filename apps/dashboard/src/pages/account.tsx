@@ -1,5 +1,6 @@
 import { Alert, Button, Group, Paper, PasswordInput, Stack, Text } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSearch } from '@tanstack/react-router';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { AuditEntries } from '../components/audit-entries';
 import { DataList } from '../components/data-list';
@@ -8,7 +9,8 @@ import { EmptyState, ErrorAlert, PageHeader, StatusBadge } from '../components/u
 import { api } from '../lib/api';
 import { authClient, authErrorMessage } from '../lib/auth';
 import { deviceName, formatDate } from '../lib/format';
-import { useMe } from '../lib/queries';
+import { isProvider, linkErrorMessage, PROVIDERS, type Provider } from '../lib/provider-errors';
+import { useMe, useSignInProviders } from '../lib/queries';
 import type { AuditPage } from '../lib/types';
 import { Mfa, Passkeys } from './account-security';
 
@@ -32,6 +34,39 @@ export function Section({ title, description, children }: { title: string; descr
       )}
       {children}
     </Paper>
+  );
+}
+
+/** better-auth's list of the person's sign-in methods (`credential` is the password), shared by the sections that depend on it. */
+function useSignInMethods() {
+  return useQuery({ queryKey: ['auth', 'accounts'], queryFn: () => unwrap(authClient.listAccounts()) });
+}
+
+/**
+ * Someone who signed up with Google or GitHub has no password. Herald emails them a link to set
+ * one (better-auth's reset link makes the password when there was none), which also opens
+ * two-factor codes to them.
+ */
+function SetPassword({ email }: { email: string }) {
+  const send = useMutation({
+    mutationFn: () => unwrap(authClient.requestPasswordReset({ email, redirectTo: '/dashboard/reset-password' })),
+  });
+  return (
+    <Section title="Password" description="You have no password: you sign in with Google or GitHub (or a passkey).">
+      <ErrorAlert error={send.error} title="The link was not sent" />
+      {send.isSuccess ? (
+        <Alert color="green" variant="light" role="status">
+          We sent a link to {email}. Open it to choose a password.
+        </Alert>
+      ) : (
+        <Stack gap="xs" align="flex-start">
+          <Text size="sm">To sign in with a password too, Herald emails you a link to choose one.</Text>
+          <Button variant="default" loading={send.isPending} onClick={() => send.mutate()}>
+            Email me a link to set a password
+          </Button>
+        </Stack>
+      )}
+    </Section>
   );
 }
 
@@ -74,41 +109,106 @@ function ChangePassword() {
   );
 }
 
+/**
+ * How the person signs in: their password and each provider, linked or not. Link goes to the
+ * provider and back here (`?linked=<id>`, or `?error=<code>&provider=<id>` when it failed);
+ * the last sign-in method cannot be unlinked.
+ */
 function LinkedAccounts() {
   const client = useQueryClient();
-  const accounts = useQuery({ queryKey: ['auth', 'accounts'], queryFn: () => unwrap(authClient.listAccounts()) });
+  const search = useSearch({ strict: false }) as { linked?: unknown; error?: unknown; provider?: unknown };
+  const returned = typeof search.error === 'string' ? linkErrorMessage(search.error, search.provider) : null;
+  const accounts = useSignInMethods();
   const unlink = useMutation({
     mutationFn: (accountId: string) => unwrap(authClient.unlinkAccount({ accountId })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['auth', 'accounts'] }),
   });
   const link = useMutation({
-    mutationFn: (provider: 'google' | 'github') => unwrap(authClient.linkSocial({ provider, callbackURL: window.location.href })),
+    mutationFn: (provider: Provider) =>
+      unwrap(
+        authClient.linkSocial({
+          provider,
+          callbackURL: `${window.location.pathname}?linked=${provider}`,
+          errorCallbackURL: `${window.location.pathname}?provider=${provider}`,
+        }),
+      ),
   });
   // unlink-account takes the `id` of the list-accounts entry, not the provider's account id (CONTRACT.md, backend note 4).
   const linked = new Map((accounts.data ?? []).map((a) => [a.providerId, a.id]));
+  // The password, then each provider this Herald offers or the person has linked (one no longer offered can still be unlinked).
+  const offered = useSignInProviders();
+  const methods: ('credential' | Provider)[] = [
+    'credential',
+    ...(Object.keys(PROVIDERS) as Provider[]).filter((p) => offered.data?.includes(p) || linked.has(p)),
+  ];
+  const justLinked = isProvider(search.linked) && linked.has(search.linked) && !unlink.isSuccess ? PROVIDERS[search.linked] : null;
+  const only = linked.size < 2;
   return (
-    <Section title="Sign-in methods" description="Link Google or GitHub to sign in with them; a provider's verified address links to this account.">
+    <Section
+      title="Sign-in methods"
+      description={
+        offered.data?.length
+          ? `Link ${offered.data.map((p) => PROVIDERS[p]).join(' or ')} to sign in with it. A provider links only with the same verified address as this account.`
+          : offered.isSuccess
+            ? 'How you sign in. This Herald offers no sign-in with Google or GitHub.'
+            : 'How you sign in.'
+      }
+    >
+      {returned && !link.isPending && (
+        <Alert color="red" variant="light" title="Not linked" role="alert" mb="sm">
+          {returned}
+        </Alert>
+      )}
+      {justLinked && (
+        <Alert color="green" variant="light" role="status" mb="sm">
+          {justLinked} is linked: you can sign in with it.
+        </Alert>
+      )}
       <ErrorAlert error={accounts.error ?? unlink.error ?? link.error} />
-      <Stack gap="xs">
-        {(['credential', 'google', 'github'] as const).map((provider) => (
-          <Group key={provider} justify="space-between">
-            <Group gap="xs">
-              <Text size="sm">{provider === 'credential' ? 'Email and password' : provider === 'google' ? 'Google' : 'GitHub'}</Text>
-              <StatusBadge status={linked.has(provider) ? 'linked' : 'not_linked'} />
-            </Group>
-            {provider !== 'credential' &&
-              (linked.has(provider) ? (
-                <Button size="xs" variant="subtle" color="red" disabled={linked.size < 2} onClick={() => unlink.mutate(linked.get(provider) ?? '')}>
+      <Stack gap="xs" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+        {methods.map((method) => {
+          const label = method === 'credential' ? 'Email and password' : PROVIDERS[method];
+          return (
+            <Group key={method} component="li" justify="space-between" wrap="nowrap">
+              <Group gap="xs">
+                <Text size="sm">{label}</Text>
+                <StatusBadge status={linked.has(method) ? 'linked' : 'not_linked'} />
+              </Group>
+              {method === 'credential' ? null : linked.has(method) ? (
+                <Button
+                  size="xs"
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Unlink ${label}`}
+                  style={{ flexShrink: 0 }}
+                  disabled={only}
+                  title={only ? 'Your only way to sign in cannot be unlinked.' : undefined}
+                  loading={unlink.isPending && unlink.variables === linked.get(method)}
+                  onClick={() => unlink.mutate(linked.get(method) ?? '')}
+                >
                   Unlink
                 </Button>
               ) : (
-                <Button size="xs" variant="default" onClick={() => link.mutate(provider)}>
+                <Button
+                  size="xs"
+                  variant="default"
+                  aria-label={`Link ${label}`}
+                  style={{ flexShrink: 0 }}
+                  loading={link.isPending && link.variables === method}
+                  onClick={() => link.mutate(method)}
+                >
                   Link
                 </Button>
-              ))}
-          </Group>
-        ))}
+              )}
+            </Group>
+          );
+        })}
       </Stack>
+      {accounts.isSuccess && only && (
+        <Text size="xs" c="dimmed" mt="xs">
+          This is your only way to sign in, so it cannot be unlinked. Link another first.
+        </Text>
+      )}
     </Section>
   );
 }
@@ -194,11 +294,14 @@ function Activity() {
 
 export function AccountPage() {
   const me = useMe();
+  const methods = useSignInMethods();
+  // Until the methods are known, the page assumes a password (most people have one).
+  const hasPassword = !methods.data || methods.data.some((m) => m.providerId === 'credential');
   return (
     <>
       <PageHeader title="Account" description={me.data ? `${me.data.user.name} · ${me.data.user.email}` : undefined} />
-      <ChangePassword />
-      <Mfa enabled={Boolean(me.data?.user.two_factor_enabled)} />
+      {hasPassword || !me.data ? <ChangePassword /> : <SetPassword email={me.data.user.email} />}
+      <Mfa enabled={Boolean(me.data?.user.two_factor_enabled)} hasPassword={hasPassword} />
       <Passkeys />
       <LinkedAccounts />
       <Sessions />

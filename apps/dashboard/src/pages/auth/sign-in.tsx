@@ -3,7 +3,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../lib/api-error';
-import { authClient, authErrorMessage, providerErrorMessage, VERIFIED_CALLBACK } from '../../lib/auth';
+import { authClient, authErrorMessage, VERIFIED_CALLBACK } from '../../lib/auth';
+import { passkeyErrorMessage } from '../../lib/passkey-errors';
+import { providerErrorMessage } from '../../lib/provider-errors';
 import { AuthLayout, FormError, SocialButtons, TextLink } from './auth-layout';
 
 export function SignInPage() {
@@ -11,9 +13,9 @@ export function SignInPage() {
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const search = useSearch({ strict: false }) as { error?: unknown; verified?: unknown };
+  const search = useSearch({ strict: false }) as { error?: unknown; provider?: unknown; verified?: unknown };
   const verified = !search.error && (search.verified === 1 || search.verified === '1');
-  const [error, setError] = useState<string | null>(providerErrorMessage(typeof search.error === 'string' ? search.error : ''));
+  const [error, setError] = useState<string | null>(providerErrorMessage(typeof search.error === 'string' ? search.error : '', search.provider));
   const [pending, setPending] = useState<'password' | 'passkey' | null>(null);
 
   const signedIn = async () => {
@@ -48,7 +50,7 @@ export function SignInPage() {
     setError(null);
     try {
       const result = await authClient.signIn.passkey();
-      if (result?.error) setError(authErrorMessage(result.error));
+      if (result?.error) setError(passkeyErrorMessage(result.error));
       else await signedIn();
     } catch (failure) {
       setError(errorMessage(failure));
