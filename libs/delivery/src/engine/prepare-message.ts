@@ -1,16 +1,28 @@
 import { addressAllowList, type AddressAllowList } from '@herald/core';
-import { buildMessage, MessageBuildError, returnPathAddress, signDkim } from '../message';
-import type { ClaimedEmail } from '@herald/messages';
+import type { ClaimedEmail, ClaimedRecipient } from '@herald/messages';
+import type { RecipientHtml } from '@herald/tracking';
+import { buildMessages, MessageBuildError, returnPathAddress, signDkim, type OutgoingEmail } from '../message';
 import type { SenderIdentity } from './sender-identity';
 
 export type PreparedMessage =
+  /** The same bytes for every recipient. */
   | { kind: 'ready'; message: Buffer; envelopeFrom: string }
+  /** Tracked: each recipient's own bytes (its signed links and pixel), by recipient position. */
+  | { kind: 'personal'; messages: Map<number, Buffer>; envelopeFrom: string }
   | { kind: 'failed'; reason: string; message: string }
   | { kind: 'deferred'; message: string };
 
+/** A tracked email's html per recipient (TrackingLinks), and the recipients to build it for. */
+export interface Personalization {
+  html: RecipientHtml;
+  recipients: ClaimedRecipient[];
+}
+
 /**
  * The bytes every recipient domain of the email receives: built once, DKIM-signed once with the
- * sending domain's key, and the VERP Return-Path that brings bounces back to this email. An
+ * sending domain's key, and the VERP Return-Path that brings bounces back to this email. A
+ * tracked email (`personal`) is built and signed once per recipient instead, its html rewritten
+ * before signing (a message relayed over SMTP is sent as submitted, untracked). An
  * attachment whose URL is gone, or points at a private address not in `attachmentAllowedAddresses`
  * (ATTACHMENT_ALLOWED_ADDRESSES), fails the email; one that could not be fetched right now defers it.
  */
@@ -20,32 +32,23 @@ export async function prepareMessage(
   verpKey: Buffer,
   maxBytes: number,
   attachmentAllowedAddresses: readonly string[] = [],
+  personal: Personalization | null = null,
 ): Promise<PreparedMessage> {
   try {
-    const raw = email.mime
-      ? toCrlf(email.mime)
-      : await buildMessage(
-          {
-            id: email.id,
-            from: email.from,
-            to: email.to,
-            cc: email.cc,
-            replyTo: email.replyTo,
-            subject: email.subject,
-            html: email.html,
-            text: email.text,
-            headers: email.headers,
-            messageId: email.messageId,
-            date: email.dueAt,
-            attachments: email.attachments,
-          },
-          { maxBytes, allowedAddresses: allowListOf(attachmentAllowedAddresses) },
-        );
-    return {
-      kind: 'ready',
-      message: await signDkim(raw, identity.signing),
-      envelopeFrom: returnPathAddress(email.id, identity.returnPathDomain, verpKey),
-    };
+    const envelopeFrom = returnPathAddress(email.id, identity.returnPathDomain, verpKey);
+    const options = { maxBytes, allowedAddresses: allowListOf(attachmentAllowedAddresses) };
+    if (personal && !email.mime) {
+      const signedAt = new Date();
+      const built = await buildMessages(
+        outgoing(email),
+        personal.recipients.map((r) => personal.html(r.position, signedAt)),
+        options,
+      );
+      const signed = await Promise.all(built.map((raw) => signDkim(raw, identity.signing)));
+      return { kind: 'personal', messages: new Map(personal.recipients.map((r, i) => [r.position, signed[i]!])), envelopeFrom };
+    }
+    const raw = email.mime ? toCrlf(email.mime) : (await buildMessages(outgoing(email), [email.html], options))[0]!;
+    return { kind: 'ready', message: await signDkim(raw, identity.signing), envelopeFrom };
   } catch (error) {
     if (error instanceof MessageBuildError) {
       return error.permanent
@@ -54,6 +57,23 @@ export async function prepareMessage(
     }
     throw error;
   }
+}
+
+function outgoing(email: ClaimedEmail): OutgoingEmail {
+  return {
+    id: email.id,
+    from: email.from,
+    to: email.to,
+    cc: email.cc,
+    replyTo: email.replyTo,
+    subject: email.subject,
+    html: email.html,
+    text: email.text,
+    headers: email.headers,
+    messageId: email.messageId,
+    date: email.dueAt,
+    attachments: email.attachments,
+  };
 }
 
 /**

@@ -1,0 +1,135 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { GroupCommit, newId } from '@herald/core';
+import { EmailEventOutbox, EmailStore, type EngagementHit } from '@herald/messages';
+import { MetricsService } from '@herald/observability';
+import { MachineClassifier } from './machine-classifier';
+import { TRACKING_CONFIG, TrackingConfig } from './tracking.config';
+import { TrackingKeys, type TrackingKind } from './tracking-token';
+
+export interface HitRequest {
+  ipAddress: string;
+  userAgent: string;
+}
+
+/** A verified hit: where a click goes (null for an open). A token that does not verify gets no Hit (404). */
+export interface Hit {
+  location: string | null;
+}
+
+/** Hits waiting to be recorded (the database slow or down) beyond which new ones are dropped, counted and logged. */
+const MAX_PENDING = 50_000;
+const RECORD_ATTEMPTS = 8;
+
+/**
+ * Opens and clicks as they arrive at the tracking host. A hit answers only when its token
+ * verifies (else 404, nothing recorded), and goes only to the URL the token signed. Recording:
+ * hits are written by group commit (one transaction for the hits arriving together, through
+ * the email record's owner, libs/messages), and the answer waits for the commit up to
+ * TRACKING_RECORD_WAIT_MS: normally a few milliseconds, so an answered hit is on record. Past
+ * that (Postgres slow or down) the person is not kept waiting: the answer goes, and the hit
+ * stays in this process's bounded queue, retried with back-off, and drained on shutdown. Once
+ * committed, its event is in the outbox and cannot be lost.
+ */
+@Injectable()
+export class TrackingService implements OnModuleDestroy {
+  private readonly logger = new Logger(TrackingService.name);
+  private readonly keys: TrackingKeys;
+  private readonly classifier: MachineClassifier;
+  private readonly writer: GroupCommit<EngagementHit, void>;
+  private readonly pending = new Set<Promise<void>>();
+  private readonly hits;
+  private readonly dropped;
+
+  constructor(
+    @Inject(TRACKING_CONFIG.token) private readonly config: TrackingConfig,
+    private readonly store: EmailStore,
+    private readonly outbox: EmailEventOutbox,
+    metrics: MetricsService,
+  ) {
+    this.keys = TrackingKeys.fromConfig(config);
+    this.classifier = new MachineClassifier({
+      appleProxyRanges: config.TRACKING_APPLE_PROXY_RANGES,
+      scannerWindowSeconds: config.TRACKING_SCANNER_WINDOW_SECONDS,
+    });
+    this.writer = new GroupCommit({ maxInFlight: 2, maxItems: 500 }, (hits) => this.recordMany(hits));
+    this.hits = metrics.counter('herald_tracking_hits_total', 'Tracking hits answered, by kind and outcome', ['kind', 'outcome']);
+    this.dropped = metrics.counter(
+      'herald_tracking_hits_dropped_total',
+      'Verified hits not recorded (the queue was full or recording kept failing)',
+      [],
+    );
+  }
+
+  /** Verifies the token, records the hit (see the class), and answers where to send the client; null for 404. */
+  async hit(kind: TrackingKind, token: string, request: HitRequest): Promise<Hit | null> {
+    const claims = this.keys.verify(kind, token);
+    if (!claims || (claims.kind === 'click' && !/^https?:\/\//i.test(claims.url))) {
+      this.hits.inc({ kind, outcome: 'not_found' });
+      return null;
+    }
+    const at = new Date();
+    const reason = this.classifier.reason({ ...request, kind, sinceDeliveryMs: at.getTime() - claims.signedAt.getTime() });
+    this.hits.inc({ kind, outcome: reason ? 'machine' : 'human' });
+    const recorded = this.record({
+      id: newId(),
+      kind,
+      emailId: claims.emailId,
+      position: claims.position,
+      link: claims.kind === 'click' ? { index: claims.link, url: claims.url } : null,
+      ipAddress: request.ipAddress,
+      userAgent: request.userAgent,
+      at,
+      machine: reason !== null,
+      reason,
+    });
+    await waitAtMost(recorded, this.config.TRACKING_RECORD_WAIT_MS);
+    return { location: claims.kind === 'click' ? claims.url : null };
+  }
+
+  /** Waits (up to `timeoutMs`) for the hits still being recorded. */
+  async onModuleDestroy(timeoutMs = 10_000): Promise<void> {
+    await waitAtMost(
+      Promise.allSettled([...this.pending]).then(() => undefined),
+      timeoutMs,
+    );
+    if (this.pending.size) this.logger.warn(`${this.pending.size} tracking hits were not recorded before shutdown`);
+  }
+
+  private record(hit: EngagementHit): Promise<void> {
+    if (this.pending.size >= MAX_PENDING) {
+      this.dropped.inc();
+      this.logger.warn(`tracking hit of email ${hit.emailId} dropped: ${MAX_PENDING} hits are waiting to be recorded`);
+      return Promise.resolve();
+    }
+    const work: Promise<void> = this.recordWithRetry(hit).finally(() => this.pending.delete(work));
+    this.pending.add(work);
+    return work;
+  }
+
+  private async recordWithRetry(hit: EngagementHit): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writer.submit(hit);
+      } catch (error) {
+        if (attempt >= RECORD_ATTEMPTS) {
+          this.dropped.inc();
+          this.logger.error(`tracking hit of email ${hit.emailId} not recorded after ${attempt} attempts: ${(error as Error).message}`);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 30_000)));
+      }
+    }
+  }
+
+  private async recordMany(hits: EngagementHit[]): Promise<void[]> {
+    this.outbox.publish(await this.store.recordEngagement(hits));
+    return hits.map(() => undefined);
+  }
+}
+
+/** Resolves when `work` settles or after `ms`, whichever comes first; never rejects. */
+function waitAtMost(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([work.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
+}
