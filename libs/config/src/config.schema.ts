@@ -156,7 +156,10 @@ export const configSchema = z
      * `Mozilla/5.0`, which is flagged wherever it comes from.
      */
     TRACKING_APPLE_PROXY_RANGES: cidrList.default(['17.0.0.0/8']),
-    /** How long a redirect or pixel waits for its hit to commit; past it, it answers and the hit is recorded in the background. */
+    /**
+     * Hits are answered at once and recorded in the background; while that writer is behind
+     * (Postgres slow or down), each answer waits up to this long for its own hit's commit (back-pressure).
+     */
     TRACKING_RECORD_WAIT_MS: int(0, 10_000).default(250),
 
     /** Delay before each webhook attempt (seconds), the first usually 0; its length is the number of attempts. */

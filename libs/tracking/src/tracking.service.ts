@@ -16,19 +16,25 @@ export interface Hit {
   location: string | null;
 }
 
+/** Hits waiting to be recorded beyond which each answer waits for its own commit (TRACKING_RECORD_WAIT_MS). */
+const BACKLOG = 2_000;
 /** Hits waiting to be recorded (the database slow or down) beyond which new ones are dropped, counted and logged. */
 const MAX_PENDING = 50_000;
 const RECORD_ATTEMPTS = 8;
 
 /**
  * Opens and clicks as they arrive at the tracking host. A hit answers only when its token
- * verifies (else 404, nothing recorded), and goes only to the URL the token signed. Recording:
- * hits are written by group commit (one transaction for the hits arriving together, through
- * the email record's owner, libs/messages), and the answer waits for the commit up to
- * TRACKING_RECORD_WAIT_MS: normally a few milliseconds, so an answered hit is on record. Past
- * that (Postgres slow or down) the person is not kept waiting: the answer goes, and the hit
- * stays in this process's bounded queue, retried with back-off, and drained on shutdown. Once
- * committed, its event is in the outbox and cannot be lost.
+ * verifies (else 404, nothing recorded), and goes only to the URL the token signed.
+ *
+ * Recording (the choice: redirect first, record through a buffered writer): the answer does not
+ * wait for Postgres. The hit joins this process's writer, which commits the hits arriving
+ * together in one transaction (group commit, through the email record's owner, libs/messages),
+ * retries a failed commit with back-off, and is drained on shutdown; once committed, the event is
+ * in the outbox and reaches the stream and webhooks even if the process dies next. Only while
+ * the writer is behind (more than BACKLOG hits waiting: Postgres slow or down) does an answer
+ * wait for its own commit, up to TRACKING_RECORD_WAIT_MS: back-pressure that bounds memory and
+ * what a crash could lose (the hits not yet committed), without holding a click hostage to a
+ * dead database for longer than that.
  */
 @Injectable()
 export class TrackingService implements OnModuleDestroy {
@@ -82,7 +88,7 @@ export class TrackingService implements OnModuleDestroy {
       machine: reason !== null,
       reason,
     });
-    await waitAtMost(recorded, this.config.TRACKING_RECORD_WAIT_MS);
+    if (this.pending.size > BACKLOG) await waitAtMost(recorded, this.config.TRACKING_RECORD_WAIT_MS);
     return { location: claims.kind === 'click' ? claims.url : null };
   }
 
