@@ -10,7 +10,8 @@ import { TrackingKeys } from '@herald/tracking';
 import type { MxSink, SinkMessage } from '@herald/testing';
 import { startWebhooks } from '../../apps/webhooks/src/webhooks.app';
 import { call, type TestTeam } from '../support/api-harness';
-import { launchBrowser } from '../support/browser';
+import { ensureDashboardBuilt, launchBrowser, newContext, screenshot, seriousViolations, VIEWPORTS, type ViewportName } from '../support/browser';
+import { signInThroughForm, verifiedUser } from '../support/dashboard-browser';
 import { DeliveryWorld, type StoredEvent } from '../support/delivery-world';
 import { freePort } from '../support/herald-process';
 import { WebhookReceiver } from '../webhooks/webhook-receiver';
@@ -39,6 +40,9 @@ describe('open and click tracking', () => {
   let team: TestTeam;
   let sink: MxSink;
   let apiPort: number;
+  /** The email of the first test, with its opens and clicks, for the dashboard's view of them. */
+  let trackedId = '';
+  let trackedLink = '';
 
   beforeAll(async () => {
     apiPort = await freePort();
@@ -128,6 +132,7 @@ describe('open and click tracking', () => {
     });
     expect(sent.error).toBeNull();
     const id = sent.data!.id;
+    [trackedId, trackedLink] = [id, target];
     await sink.waitForMessages(2, 20_000);
     const byRecipient = new Map(sink.messages.map((m) => [m.recipients[0], m]));
     expect(sink.messages.every((m) => m.recipients.length === 1)).toBe(true);
@@ -279,5 +284,31 @@ describe('open and click tracking', () => {
     expect([old.status, old.headers.get('location')]).toEqual([302, `${siteUrl}/old`]);
     const { rows } = await world.db.query(`SELECT count(*)::int AS n FROM email_events WHERE email_id = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'`);
     expect(rows[0].n).toBe(0);
+  });
+
+  it('shows each open and click in the Emails detail with its link, user agent and a Machine badge', async () => {
+    expect(trackedId).not.toBe('');
+    ensureDashboardBuilt();
+    const userId = await verifiedUser(world.api, 'ada@people.test', 'ada password 1', 'Ada');
+    await world.db.query(`INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, 'member')`, [team.teamId, userId]);
+    for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+      const context = await newContext(browser, viewport, world.api.url);
+      try {
+        const page = await context.newPage();
+        page.setDefaultTimeout(30_000);
+        await signInThroughForm(page, 'ada@people.test', 'ada password 1');
+        await page.goto(`/dashboard/t/${team.teamId}/emails/${trackedId}`, { waitUntil: 'domcontentloaded' });
+        await page.getByText('Machine: Apple Mail Privacy Protection').first().waitFor();
+        expect(await page.getByText('Machine: a bot or scanner user agent').count()).toBeGreaterThan(0);
+        expect(await page.getByText(trackedLink, { exact: true }).count()).toBe(2);
+        expect(await page.getByText(READER_AGENT, { exact: false }).count()).toBeGreaterThan(0);
+        await screenshot(page, 'email-detail-tracking', viewport);
+        // axe cannot run inside the preview's sandbox (no scripts) and would wait for it; the preview is the sender's HTML.
+        await page.getByRole('tab', { name: 'Text' }).click();
+        expect(await seriousViolations(page)).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }
   });
 });
