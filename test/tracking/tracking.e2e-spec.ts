@@ -263,6 +263,9 @@ describe('open and click tracking', () => {
       const answer = await get(path);
       expect([path, answer.status, answer.headers.get('location')]).toEqual([path, 404, null]);
     }
+    // A HEAD (a scanner probing the link) is answered like the GET and records nothing either.
+    const head = await fetch(`${base}/t/c/${token}`, { method: 'HEAD', headers: { 'user-agent': READER_AGENT }, redirect: 'manual' });
+    expect([head.status, head.headers.get('location')]).toEqual([302, `${siteUrl}/a`]);
     expect(await engagement(id)).toEqual([]);
 
     // A click signed just now (a scanner following links as the message arrives) is flagged machine.

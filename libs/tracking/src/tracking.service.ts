@@ -9,6 +9,8 @@ import { TrackingKeys, type TrackingKind } from './tracking-token';
 export interface HitRequest {
   ipAddress: string;
   userAgent: string;
+  /** False for a request that is no open or click (a HEAD: scanners probe links with it, browsers never navigate with it). */
+  record?: boolean;
 }
 
 /** A verified hit: where a click goes (null for an open). A token that does not verify gets no Hit (404). */
@@ -73,8 +75,15 @@ export class TrackingService implements OnModuleDestroy {
       this.hits.inc({ kind, outcome: 'not_found' });
       return null;
     }
+    const location = claims.kind === 'click' ? claims.url : null;
+    if (request.record === false) return { location };
     const at = new Date();
-    const reason = this.classifier.reason({ ...request, kind, sinceDeliveryMs: at.getTime() - claims.signedAt.getTime() });
+    const reason = this.classifier.reason({
+      ipAddress: request.ipAddress,
+      userAgent: request.userAgent,
+      kind,
+      sinceDeliveryMs: at.getTime() - claims.signedAt.getTime(),
+    });
     this.hits.inc({ kind, outcome: reason ? 'machine' : 'human' });
     const recorded = this.record({
       id: newId(),
@@ -89,7 +98,7 @@ export class TrackingService implements OnModuleDestroy {
       reason,
     });
     if (this.pending.size > BACKLOG) await waitAtMost(recorded, this.config.TRACKING_RECORD_WAIT_MS);
-    return { location: claims.kind === 'click' ? claims.url : null };
+    return { location };
   }
 
   /** Waits (up to `timeoutMs`) for the hits still being recorded. */

@@ -19,13 +19,15 @@ const NO_CACHE = {
  * email and recipient a hit is about, so an old tracking subdomain keeps working). Plain Fastify
  * routes rather than Nest controllers: they are the busiest GETs Herald serves, and they are not
  * part of the REST API (no API key, no JSON, not in the OpenAPI document, which lists Nest's
- * controllers only). A token that does not verify is a 404 with an empty body, recording nothing.
+ * controllers only). A token that does not verify is a 404, recording nothing. Fastify answers HEAD
+ * for these GETs too: the same answer, recording nothing (link scanners probe with HEAD).
  */
 export function installTrackingRoutes(fastify: FastifyInstance, tracking: TrackingService): void {
   const answer = (kind: TrackingKind) => async (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
     const hit = await tracking.hit(kind, request.params['*'], {
       ipAddress: request.ip,
       userAgent: request.headers['user-agent'] ?? '',
+      record: request.method !== 'HEAD',
     });
     reply.headers(NO_CACHE);
     if (!hit) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
