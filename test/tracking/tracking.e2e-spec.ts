@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';
 import { simpleParser } from 'mailparser';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { DomainVerifier } from '@herald/domains';
@@ -14,6 +15,7 @@ import { ensureDashboardBuilt, launchBrowser, newContext, screenshot, seriousVio
 import { signInThroughForm, verifiedUser } from '../support/dashboard-browser';
 import { DeliveryWorld, type StoredEvent } from '../support/delivery-world';
 import { freePort } from '../support/herald-process';
+import { smtpSubmissionsOf } from '../support/smtp-submissions';
 import { WebhookReceiver } from '../webhooks/webhook-receiver';
 
 jest.setTimeout(90_000);
@@ -289,6 +291,33 @@ describe('open and click tracking', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it('tracks a message relayed over SMTP too: its html part rewritten, every other part as submitted, DKIM passing', async () => {
+    const raw = await new MailComposer({
+      from: team.from(),
+      to: 'relay@inbox.test',
+      subject: 'Relayed',
+      text: `Plain ${siteUrl}/r`,
+      html: `<p>Relayed <a href="${siteUrl}/r">link</a></p>`,
+      attachments: [{ filename: 'note.txt', content: 'a note', contentType: 'text/plain' }],
+    })
+      .compile()
+      .build();
+    const smtp = smtpSubmissionsOf(world.api.app);
+    const auth = await smtp.authenticate('herald', team.token);
+    if (!auth.ok) throw new Error('authentication failed');
+    const result = await smtp.submit(auth.principal, { mailFrom: team.from(), rcptTo: ['relay@inbox.test'] }, raw);
+    if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.reply)}`);
+    const message = await waitFor('the relayed message at the sink', () => sink.messages.find((m) => m.recipients[0] === 'relay@inbox.test'));
+    const parsed = await simpleParser(message.raw);
+    expect(parsed.text).toBe(`Plain ${siteUrl}/r`);
+    expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['note.txt', 'a note']]);
+    const link = /href="http:\/\/links\.[^"]+\/t\/c\/([A-Za-z0-9_-]+)"/.exec(parsed.html as string)![1]!;
+    expect(TrackingKeys.of([TRACKING_KEY]).verify('click', link)).toMatchObject({ emailId: result.id, position: 0, url: `${siteUrl}/r` });
+    expect(parsed.html).toMatch(/\/t\/o\/[A-Za-z0-9_-]+"/);
+    const authenticated = await world.authenticateAtSink(message);
+    expect(authenticated.dkim.results[0]).toMatchObject({ signingDomain: team.domain, status: { result: 'pass' } });
+  });
+
   it('shows each open and click in the Emails detail with its link, user agent and a Machine badge', async () => {
     expect(trackedId).not.toBe('');
     ensureDashboardBuilt();
@@ -300,7 +329,11 @@ describe('open and click tracking', () => {
         const page = await context.newPage();
         page.setDefaultTimeout(30_000);
         await signInThroughForm(page, 'ada@people.test', 'ada password 1');
-        await page.goto(`/dashboard/t/${team.teamId}/emails/${trackedId}`, { waitUntil: 'domcontentloaded' });
+        // The sign-in may still follow its callback (`/dashboard/?verified=1`, then the first team's
+        // domains) after the form's own redirect: open the email once that has settled.
+        const detail = `/dashboard/t/${team.teamId}/emails/${trackedId}`;
+        await page.waitForLoadState('networkidle');
+        await page.goto(detail, { waitUntil: 'domcontentloaded' }).catch(() => page.goto(detail, { waitUntil: 'domcontentloaded' }));
         await page.getByText('Machine: Apple Mail Privacy Protection').first().waitFor();
         expect(await page.getByText('Machine: a bot or scanner user agent').count()).toBeGreaterThan(0);
         expect(await page.getByText(trackedLink, { exact: true }).count()).toBe(2);

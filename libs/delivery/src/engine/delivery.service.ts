@@ -184,14 +184,14 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     const fromAddress = parseAddress(email.from)?.address ?? email.from;
     const lookup = await this.identities.lookup(email.teamId, addressDomain(fromAddress));
     if (!lookup.ok) return collect.failed(recipients, lookup.reason, lookup.message);
-    const html = this.trackingLinks.prepare(lookup.identity.tracking, email);
+    const tracking = lookup.identity.tracking;
     const prepared = await prepareMessage(
       email,
       lookup.identity,
       this.verpKey,
       this.config.MAX_EMAIL_BYTES,
       this.config.ATTACHMENT_ALLOWED_ADDRESSES,
-      html && { html, recipients },
+      tracking && { track: (html, headers) => this.trackingLinks.prepare(tracking, { id: email.id, html, headers }), recipients },
     );
     if (prepared.kind === 'failed') return collect.failed(recipients, prepared.reason, prepared.message);
     if (prepared.kind === 'deferred') return collect.deferredAll(recipients, prepared.message);

@@ -1,7 +1,7 @@
 import { addressAllowList, type AddressAllowList } from '@herald/core';
 import type { ClaimedEmail, ClaimedRecipient } from '@herald/messages';
 import type { RecipientHtml } from '@herald/tracking';
-import { buildMessages, MessageBuildError, returnPathAddress, signDkim, type OutgoingEmail } from '../message';
+import { buildMessages, MessageBuildError, mimeHtml, returnPathAddress, signDkim, type OutgoingEmail } from '../message';
 import type { SenderIdentity } from './sender-identity';
 
 export type PreparedMessage =
@@ -12,9 +12,10 @@ export type PreparedMessage =
   | { kind: 'failed'; reason: string; message: string }
   | { kind: 'deferred'; message: string };
 
-/** A tracked email's html per recipient (TrackingLinks), and the recipients to build it for. */
+/** Tracking: what makes each recipient's html (TrackingLinks), and the recipients to build it for. */
 export interface Personalization {
-  html: RecipientHtml;
+  /** Each recipient's html from the email's html and headers; null when nothing in it is tracked. */
+  track: (html: string | null, headers: Record<string, string> | null) => RecipientHtml | null;
   recipients: ClaimedRecipient[];
 }
 
@@ -22,7 +23,8 @@ export interface Personalization {
  * The bytes every recipient domain of the email receives: built once, DKIM-signed once with the
  * sending domain's key, and the VERP Return-Path that brings bounces back to this email. A
  * tracked email (`personal`) is built and signed once per recipient instead, its html rewritten
- * before signing (a message relayed over SMTP is sent as submitted, untracked). An
+ * before signing (in a message relayed over SMTP, its html part is replaced, every other byte
+ * kept). An
  * attachment whose URL is gone, or points at a private address not in `attachmentAllowedAddresses`
  * (ATTACHMENT_ALLOWED_ADDRESSES), fails the email; one that could not be fetched right now defers it.
  */
@@ -37,15 +39,21 @@ export async function prepareMessage(
   try {
     const envelopeFrom = returnPathAddress(email.id, identity.returnPathDomain, verpKey);
     const options = { maxBytes, allowedAddresses: allowListOf(attachmentAllowedAddresses) };
-    if (personal && !email.mime) {
-      const signedAt = new Date();
-      const built = await buildMessages(
-        outgoing(email),
-        personal.recipients.map((r) => personal.html(r.position, signedAt)),
-        options,
-      );
-      const signed = await Promise.all(built.map((raw) => signDkim(raw, identity.signing)));
-      return { kind: 'personal', messages: new Map(personal.recipients.map((r, i) => [r.position, signed[i]!])), envelopeFrom };
+    const signedAt = new Date();
+    const sign = async (messages: Buffer[]): Promise<PreparedMessage> => {
+      const signed = await Promise.all(messages.map((raw) => signDkim(raw, identity.signing)));
+      return { kind: 'personal', messages: new Map(personal!.recipients.map((r, i) => [r.position, signed[i]!])), envelopeFrom };
+    };
+    if (personal && email.mime) {
+      const relayed = mimeHtml(toCrlf(email.mime));
+      const render = relayed && personal.track(relayed.html, relayed.headers);
+      if (render) return sign(personal.recipients.map((r) => relayed!.replace(render(r.position, signedAt))));
+    } else if (personal) {
+      const render = personal.track(email.html, email.headers);
+      if (render) {
+        const htmls = personal.recipients.map((r) => render(r.position, signedAt));
+        return sign(await buildMessages(outgoing(email), htmls, options));
+      }
     }
     const raw = email.mime ? toCrlf(email.mime) : (await buildMessages(outgoing(email), [email.html], options))[0]!;
     return { kind: 'ready', message: await signDkim(raw, identity.signing), envelopeFrom };
