@@ -23,6 +23,8 @@ const BACKLOG = 2_000;
 /** Hits waiting to be recorded (the database slow or down) beyond which new ones are dropped, counted and logged. */
 const MAX_PENDING = 50_000;
 const RECORD_ATTEMPTS = 8;
+/** A user agent is stored and sent in events up to this many characters (a header may hold 16 KB). */
+const MAX_USER_AGENT = 1024;
 
 /**
  * Opens and clicks as they arrive at the tracking host. A hit answers only when its token
@@ -78,9 +80,10 @@ export class TrackingService implements OnModuleDestroy {
     const location = claims.kind === 'click' ? claims.url : null;
     if (request.record === false) return { location };
     const at = new Date();
+    const userAgent = request.userAgent.slice(0, MAX_USER_AGENT);
     const reason = this.classifier.reason({
       ipAddress: request.ipAddress,
-      userAgent: request.userAgent,
+      userAgent,
       kind,
       sinceDeliveryMs: at.getTime() - claims.signedAt.getTime(),
     });
@@ -92,7 +95,7 @@ export class TrackingService implements OnModuleDestroy {
       position: claims.position,
       link: claims.kind === 'click' ? { index: claims.link, url: claims.url } : null,
       ipAddress: request.ipAddress,
-      userAgent: request.userAgent,
+      userAgent,
       at,
       machine: reason !== null,
       reason,
