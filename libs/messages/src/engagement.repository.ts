@@ -62,26 +62,22 @@ export class EngagementRepository {
         kept.map((h) => h.link?.index ?? 0),
         kept.map((h) => h.machine),
       ];
-      await m.query(
+      // A hit is unique when it claims its first here. A retried hit that had claimed it before
+      // is not told so, but its event is stored already (same id) and keeps the flag it was stored with.
+      const claimed: { hit_id: string }[] = await m.query(
         `INSERT INTO email_engagement_firsts (email_id, position, kind, link, machine, hit_id, at)
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::boolean[], $6::uuid[], $7::timestamptz[])
-         ON CONFLICT DO NOTHING`,
+         ON CONFLICT DO NOTHING
+         RETURNING hit_id`,
         [...keys, kept.map((h) => h.id), kept.map((h) => h.at.toISOString())],
       );
-      // The first's hit id, whichever transaction stored it: a hit is unique when it is that one (a retried hit too).
-      const firsts: { email_id: string; position: number; kind: string; link: number; machine: boolean; hit_id: string }[] = await m.query(
-        `SELECT f.email_id, f.position, f.kind, f.link, f.machine, f.hit_id FROM email_engagement_firsts f
-           JOIN unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::boolean[]) AS u(email_id, position, kind, link, machine)
-             ON f.email_id = u.email_id AND f.position = u.position AND f.kind = u.kind AND f.link = u.link AND f.machine = u.machine`,
-        keys,
-      );
-      const firstOf = new Map(firsts.map((f) => [firstKey(f.email_id, f.position, f.kind, f.link, f.machine), f.hit_id]));
+      const firsts = new Set(claimed.map((c) => c.hit_id));
       const events = kept.map((h) => {
         const row = known.get(`${h.emailId}/${h.position}`)!;
         const tracking: TrackingFlags = {
           machine: h.machine,
           reason: h.reason,
-          unique: firstOf.get(firstKey(h.emailId, h.position, h.kind, h.link?.index ?? 0, h.machine)) === h.id,
+          unique: firsts.has(h.id),
         };
         const source = { ipAddress: h.ipAddress, userAgent: h.userAgent, timestamp: h.at.toISOString() };
         return h.kind === 'open'
@@ -94,6 +90,3 @@ export class EngagementRepository {
     });
   }
 }
-
-const firstKey = (emailId: string, position: number, kind: string, link: number, machine: boolean): string =>
-  `${emailId}/${position}/${kind}/${link}/${machine}`;
