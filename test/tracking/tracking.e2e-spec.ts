@@ -323,28 +323,32 @@ describe('open and click tracking', () => {
     ensureDashboardBuilt();
     const userId = await verifiedUser(world.api, 'ada@people.test', 'ada password 1', 'Ada');
     await world.db.query(`INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, 'member')`, [team.teamId, userId]);
-    for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
-      const context = await newContext(browser, viewport, world.api.url);
-      try {
-        const page = await context.newPage();
-        page.setDefaultTimeout(30_000);
-        await signInThroughForm(page, 'ada@people.test', 'ada password 1');
-        // The sign-in may still follow its callback (`/dashboard/?verified=1`, then the first team's
-        // domains) after the form's own redirect: open the email once that has settled.
-        const detail = `/dashboard/t/${team.teamId}/emails/${trackedId}`;
-        await page.waitForLoadState('networkidle');
-        await page.goto(detail, { waitUntil: 'domcontentloaded' }).catch(() => page.goto(detail, { waitUntil: 'domcontentloaded' }));
-        await page.getByText('Machine: Apple Mail Privacy Protection').first().waitFor();
-        expect(await page.getByText('Machine: a bot or scanner user agent').count()).toBeGreaterThan(0);
-        expect(await page.getByText(trackedLink, { exact: true }).count()).toBe(2);
-        expect(await page.getByText(READER_AGENT, { exact: false }).count()).toBeGreaterThan(0);
+    // One sign-in, both widths: the page is read at 1280 px, then at 390 px.
+    const context = await newContext(browser, 'desktop', world.api.url);
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(30_000);
+      await signInThroughForm(page, 'ada@people.test', 'ada password 1');
+      // The sign-in may still follow its callback (`/dashboard/?verified=1`, then the first team's
+      // domains) after the form's own redirect: open the email once that has settled.
+      const detail = `/dashboard/t/${team.teamId}/emails/${trackedId}`;
+      await page.waitForLoadState('networkidle');
+      await page.goto(detail, { waitUntil: 'domcontentloaded' }).catch(() => page.goto(detail, { waitUntil: 'domcontentloaded' }));
+      await page.getByText('Machine: Apple Mail Privacy Protection').first().waitFor();
+      expect(await page.getByText('Machine: a bot or scanner user agent').count()).toBeGreaterThan(0);
+      expect(await page.getByText(trackedLink, { exact: true }).count()).toBe(2);
+      expect(await page.getByText(READER_AGENT, { exact: false }).count()).toBeGreaterThan(0);
+      for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+        await page.setViewportSize(VIEWPORTS[viewport]);
+        await page.getByRole('tab', { name: 'HTML' }).click();
+        await page.mouse.wheel(0, -100_000);
         await screenshot(page, 'email-detail-tracking', viewport);
         // axe cannot run inside the preview's sandbox (no scripts) and would wait for it; the preview is the sender's HTML.
         await page.getByRole('tab', { name: 'Text' }).click();
-        expect(await seriousViolations(page)).toEqual([]);
-      } finally {
-        await context.close();
+        expect({ viewport, violations: await seriousViolations(page) }).toEqual({ viewport, violations: [] });
       }
+    } finally {
+      await context.close();
     }
   });
 });
