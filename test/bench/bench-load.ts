@@ -10,7 +10,9 @@ export interface LoadFigures {
   /** Accepted emails per second (2xx responses × emails per request); 0 for the bare server. */
   emailsPerSecond: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number };
+  /** Responses of the served class (2xx, or 3xx for a redirect phase). */
   responses2xx: number;
+  /** Responses of any other status, by status. */
   non2xx: Record<string, number>;
   errors: number;
   timeouts: number;
@@ -24,7 +26,13 @@ export interface LoadSpec {
   /** The server's process (the cluster primary, its workers counted too). */
   serverPid: number;
   path: string;
-  body: string;
+  /** POST unless told; a GET has no body. */
+  method?: 'GET' | 'POST';
+  body?: string;
+  /** Requests cycle through these paths (each connection in turn) instead of `path` alone. */
+  paths?: string[];
+  /** The status class that counts as served: 2 (2xx, default) or 3 (redirects). */
+  success?: 2 | 3;
   headers?: Record<string, string>;
   connections: number;
   seconds: number;
@@ -42,33 +50,33 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
     connections: spec.connections,
     duration: spec.seconds,
     timeout: 30,
-    requests: [
-      {
-        method: 'POST',
-        path: spec.path,
-        headers: { 'content-type': 'application/json', ...spec.headers },
-        body: spec.body,
-        onResponse: spec.onAccepted && ((status, body) => status >= 200 && status < 300 && spec.onAccepted!(body)),
-      },
-    ],
+    requests: (spec.paths ?? [spec.path]).map((path) => ({
+      method: spec.method ?? 'POST',
+      path,
+      headers: spec.method === 'GET' ? spec.headers : { 'content-type': 'application/json', ...spec.headers },
+      body: spec.body,
+      onResponse: spec.onAccepted && ((status, body) => status >= 200 && status < 300 && spec.onAccepted!(body)),
+    })),
   });
   return figures(spec, result, cpu());
 }
 
 function figures(spec: LoadSpec, result: Result, cpu: CpuSplit | null): LoadFigures {
   const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+  const success = spec.success ?? 2;
+  const served = success === 2 ? result['2xx'] : result['3xx'];
   const non2xx: Record<string, number> = {};
   for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
-    if (!status.startsWith('2')) non2xx[status] = count;
+    if (!status.startsWith(String(success))) non2xx[status] = count;
   }
   return {
     name: spec.name,
     connections: spec.connections,
     seconds,
-    requestsPerSecond: result['2xx'] / seconds,
-    emailsPerSecond: spec.emailsPerRequest ? (result['2xx'] * spec.emailsPerRequest) / seconds : 0,
+    requestsPerSecond: served / seconds,
+    emailsPerSecond: spec.emailsPerRequest ? (served * spec.emailsPerRequest) / seconds : 0,
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
-    responses2xx: result['2xx'],
+    responses2xx: served,
     non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

@@ -53,7 +53,8 @@ function failures(f: LoadFigures): string {
 }
 
 /** CPU µs per email (bare Fastify: per request) by who spent it, and the machine's idle share. */
-function cpuLine(f: LoadFigures): string {
+/** One phase's CPU per email (per request when it accepts no emails), by process, with idle share and capacity. */
+export function cpuLine(f: LoadFigures): string {
   const c = f.cpu;
   if (!c) return `  ${f.name}: CPU figures need Linux /proc`;
   const units = (f.emailsPerSecond || f.requestsPerSecond) * f.seconds;

@@ -8,8 +8,11 @@ const ROOT = join(__dirname, '..', '..');
 export const SCREENSHOTS = join(ROOT, 'test', 'browser', 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Debian's chromium (deploy/local/ensure-test-tools.sh installs it); Playwright's own download is not reachable. */
-export function launchBrowser(): Promise<Browser> {
+/**
+ * Debian's chromium (deploy/local/ensure-test-tools.sh installs it); Playwright's own download is
+ * not reachable. `extraArgs` adds switches, e.g. `--host-resolver-rules=MAP *.acme.test 127.0.0.1`.
+ */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -20,6 +23,7 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

@@ -8,12 +8,14 @@ import { RateLimiter } from '@herald/limits';
 import { installHttpMetrics, LoggingOptions, MetricsService, requestIdOptions } from '@herald/observability';
 import { DashboardAuth, PeopleService, secureCookies, SignInLimiter } from '@herald/people';
 import { startRoleHttp } from '@herald/runtime';
+import { TrackingService } from '@herald/tracking';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
 import { installAuthRoute } from './dashboard/auth.route';
 import { installCsrf } from './dashboard/csrf';
 import { serveDashboard } from './dashboard/dashboard-static';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
+import { installTrackingRoutes } from './tracking/tracking.routes';
 
 export interface ApiApp {
   app: NestFastifyApplication;
@@ -54,6 +56,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     installAuthRoute(fastify, app.get(DashboardAuth), app.get(SignInLimiter), app.get(PeopleService), config.HERALD_REGIONS);
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
+    installTrackingRoutes(fastify, app.get(TrackingService));
     serveOpenApi(app, config);
     await serveDashboard(app);
     await app.listen({ port: config.API_PORT, host: config.API_HOST });

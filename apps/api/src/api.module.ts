@@ -12,6 +12,7 @@ import { RuntimeModule } from '@herald/runtime';
 import { WebhooksModule } from '@herald/webhooks';
 import { SuppressionsModule } from '@herald/suppressions';
 import { PeopleModule } from '@herald/people';
+import { TrackingModule } from '@herald/tracking';
 import { DASHBOARD_CONTROLLERS, DashboardGuard } from './dashboard/dashboard.controllers';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -46,6 +47,7 @@ export class ApiModule {
         WebhooksModule,
         PeopleModule,
         MessagesModule,
+        TrackingModule,
       ],
       controllers: [EmailsController, ApiKeysController, DomainsController, SuppressionsController, WebhooksController, ...DASHBOARD_CONTROLLERS],
       providers: [ApiKeyGuard, DashboardGuard],

@@ -132,6 +132,40 @@ export const configSchema = z
     /** How long the send path trusts a looked-up sending domain (a failed domain stops within this). */
     DOMAIN_CACHE_MS: int(0, 600_000).default(10_000),
 
+    /**
+     * Open and click tracking (domains with open_tracking / click_tracking and a verified tracking
+     * CNAME). Keys that sign tracking links: comma-separated, each 32+ bytes base64; the first signs,
+     * every one verifies (rotate by putting a new key first, drop the old one once its links may
+     * go). Default: one key derived from DKIM_ENCRYPTION_KEY (HKDF, info `herald tracking`).
+     */
+    TRACKING_KEYS: z
+      .string()
+      .transform((s) =>
+        s
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().refine((v) => Buffer.from(v, 'base64').length >= 32, 'must be 32 or more bytes, base64-encoded')).min(1))
+      .optional(),
+    /** Scheme of tracking links: https in production (TLS terminated for the tracking hosts), http for local use. */
+    TRACKING_PROTOCOL: z.enum(['https', 'http']).default('https'),
+    /** Port written into tracking links when it is not the scheme's default (local use and tests); none by default. */
+    TRACKING_PORT: int(1, 65535).optional(),
+    /** A click this soon after its link was signed (at delivery) is a link scanner's, flagged machine. */
+    TRACKING_SCANNER_WINDOW_SECONDS: int(0, 3600).default(10),
+    /**
+     * Addresses of Apple Mail Privacy Protection's image proxy: an open from them is flagged
+     * machine (apple_privacy). Apple's own 17.0.0.0/8; its proxy also sends the bare user agent
+     * `Mozilla/5.0`, which is flagged wherever it comes from.
+     */
+    TRACKING_APPLE_PROXY_RANGES: cidrList.default(['17.0.0.0/8']),
+    /**
+     * Hits are answered at once and recorded in the background; while that writer is behind
+     * (Postgres slow or down), each answer waits up to this long for its own hit's commit (back-pressure).
+     */
+    TRACKING_RECORD_WAIT_MS: int(0, 10_000).default(250),
+
     /** Delay before each webhook attempt (seconds), the first usually 0; its length is the number of attempts. */
     WEBHOOK_RETRY_SCHEDULE: secondsList.default([0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
     /** A webhook attempt must get its 2xx (body included) within this long. */

@@ -27,6 +27,9 @@ export const DELIVERY_CONFIG = configSlice('delivery', [
   'MAX_EMAIL_BYTES',
   'ATTACHMENT_ALLOWED_ADDRESSES',
   'TEST_ADDRESS_DOMAINS',
+  'TRACKING_KEYS',
+  'TRACKING_PROTOCOL',
+  'TRACKING_PORT',
 ]);
 export type DeliveryConfig = SliceOf<typeof DELIVERY_CONFIG>;
 

@@ -11,6 +11,7 @@ import type {
   ReportedEmail,
 } from './delivery-state.types';
 import { lastEventOf, type EmailEventRecord } from './email-events';
+import { latestEvents } from './latest-events';
 import { EmailEventsRepository } from './email-events.repository';
 import { toClaimedEmail, toFacts, type ClaimRow, type EmailRow } from './email.row';
 
@@ -185,7 +186,7 @@ export class ClaimsRepository {
         );
       }
       const inserted = await this.events.insert(m, events);
-      await this.setLastEvents(m, inserted);
+      await this.events.settleLastEvents(m, inserted);
       return inserted;
     });
   }
@@ -228,26 +229,4 @@ export class ClaimsRepository {
       ],
     );
   }
-
-  /** last_event follows the latest event of each email (an older event arriving late changes nothing). */
-  private async setLastEvents(m: EntityManager, events: EmailEventRecord[]): Promise<void> {
-    const list = [...latestEvents(events).values()];
-    if (!list.length) return;
-    await m.query(
-      `UPDATE emails e SET last_event = u.last_event, last_event_at = u.at
-         FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
-        WHERE e.id = u.id AND (e.last_event_at IS NULL OR e.last_event_at <= u.at)`,
-      [list.map((e) => e.emailId), list.map((e) => lastEventOf(e.type)), list.map((e) => e.createdAt.toISOString())],
-    );
-  }
-}
-
-/** Each email's latest event (the last of equals). */
-function latestEvents(events: EmailEventRecord[]): Map<string, EmailEventRecord> {
-  const latest = new Map<string, EmailEventRecord>();
-  for (const e of events) {
-    const seen = latest.get(e.emailId);
-    if (!seen || seen.createdAt.getTime() <= e.createdAt.getTime()) latest.set(e.emailId, e);
-  }
-  return latest;
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PublishEntries } from '@herald/outbox';
-import type { EmailEventRecord } from './email-events';
+import { lastEventOf, type EmailEventRecord } from './email-events';
+import { latestEvents } from './latest-events';
 
 interface EventRow {
   id: string;
@@ -58,6 +59,18 @@ export class EmailEventsRepository {
     );
     const fresh = new Set(inserted.map((r) => r.id));
     return events.filter((e) => fresh.has(e.id));
+  }
+
+  /** last_event follows the latest event of each email (an older event arriving late changes nothing). */
+  async settleLastEvents(m: EntityManager, events: EmailEventRecord[]): Promise<void> {
+    const list = [...latestEvents(events).values()];
+    if (!list.length) return;
+    await m.query(
+      `UPDATE emails e SET last_event = u.last_event, last_event_at = u.at
+         FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
+        WHERE e.id = u.id AND (e.last_event_at IS NULL OR e.last_event_at <= u.at)`,
+      [list.map((e) => e.emailId), list.map((e) => lastEventOf(e.type)), list.map((e) => e.createdAt.toISOString())],
+    );
   }
 
   /** Marks events as on the stream. */

@@ -30,7 +30,9 @@ export type EmailEventType =
   | 'email.bounced'
   | 'email.complained'
   | 'email.failed'
-  | 'email.suppressed';
+  | 'email.suppressed'
+  | 'email.opened'
+  | 'email.clicked';
 
 /** The email's `last_event` after an event of this type. */
 export const lastEventOf = (type: EmailEventType): string => type.slice('email.'.length);
@@ -67,8 +69,33 @@ export interface DeliveryDetails {
   response?: string;
 }
 
+/** Where an open or a click came from (`email.clicked`'s `click` adds the link); Resend's camelCase. */
+export interface EngagementSource {
+  ipAddress: string;
+  userAgent: string;
+  /** ISO 8601. */
+  timestamp: string;
+}
+
+/**
+ * Herald's extension of `email.opened` and `email.clicked`: whether a machine made the hit (and
+ * how it was told), and whether it is the recipient's first of its class (first human open,
+ * first machine open; first click of that link by a human, by a machine).
+ */
+export interface TrackingFlags {
+  machine: boolean;
+  reason: 'user_agent' | 'apple_privacy' | 'link_scanner' | null;
+  unique: boolean;
+}
+
 export type EventExtra =
-  { bounce: Bounce } | { failed: { reason: string } } | { suppressed: Suppressed } | { delivery: DeliveryDetails } | Record<string, never>;
+  | { bounce: Bounce }
+  | { failed: { reason: string } }
+  | { suppressed: Suppressed }
+  | { delivery: DeliveryDetails }
+  | { open: EngagementSource; tracking: TrackingFlags }
+  | { click: EngagementSource & { link: string }; tracking: TrackingFlags }
+  | Record<string, never>;
 
 /** An event as the engine records it: a row of email_events, then a message on the events stream. */
 export interface EmailEventRecord {

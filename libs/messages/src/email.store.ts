@@ -5,6 +5,7 @@ import type { ClaimedEmail, EmailOutcome, LateStatus, RecordedAlongside, Reporte
 import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
 import type { EmailEventRecord } from './email-events';
 import { EmailRepository } from './email.repository';
+import { EngagementRepository, type EngagementHit } from './engagement.repository';
 import { mimeBodies } from './mime-bodies';
 
 /**
@@ -24,6 +25,7 @@ export class EmailStore {
   constructor(
     private readonly emails: EmailRepository,
     private readonly claims: ClaimsRepository,
+    private readonly engagement: EngagementRepository,
   ) {}
 
   /** Stores accepted emails with their dispatch-outbox rows (and `email.scheduled` events); see EmailRepository.insert. */
@@ -96,5 +98,10 @@ export class EmailStore {
   /** Records events outside a claim (late bounces, complaints); answers the new ones. */
   recordLate(events: EmailEventRecord[], statuses: LateStatus[]): Promise<EmailEventRecord[]> {
     return this.claims.recordLate(events, statuses);
+  }
+
+  /** Records opens and clicks (tracking) as email events; answers the new ones. */
+  recordEngagement(hits: EngagementHit[]): Promise<EmailEventRecord[]> {
+    return this.engagement.record(hits);
   }
 }

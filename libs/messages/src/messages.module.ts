@@ -8,6 +8,7 @@ import { EmailEventOutbox } from './email-event-outbox';
 import { EmailEventsRepository } from './email-events.repository';
 import { EmailRepository } from './email.repository';
 import { EmailStore } from './email.store';
+import { EngagementRepository } from './engagement.repository';
 import { MESSAGES_CONFIG } from './messages.config';
 
 /**
@@ -24,6 +25,7 @@ import { MESSAGES_CONFIG } from './messages.config';
     EmailEventsRepository,
     DispatchRepository,
     EmailStore,
+    EngagementRepository,
     EmailEventOutbox,
     Dispatcher,
     EmailFeedRepository,

@@ -14,8 +14,12 @@ interface RoutedRequest extends IncomingMessage {
 /** Credentials never reach the log store; `set-cookie` would carry dashboard sessions. */
 const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
 
-/** Kubelet probes and Prometheus scrapes every few seconds would drown the request log. */
-const PROBE_PATHS = /^\/(?:health\/(?:live|ready)|metrics)(?:[/?]|$)/;
+/**
+ * Kubelet probes and Prometheus scrapes every few seconds would drown the request log, and so
+ * would tracking hits (`/t/o/…`, `/t/c/…`, one per open and click), which are recorded as email
+ * events and counted in metrics.
+ */
+const PROBE_PATHS = /^\/(?:(?:health\/(?:live|ready)|metrics)(?:[/?]|$)|t\/[oc]\/)/;
 
 /** An id we echo into every log line must not let a caller inject a megabyte or a newline. */
 const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;

@@ -6,11 +6,11 @@ import { sendError } from '@herald/http';
 import { RateLimitConfig, RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
 
 /**
- * Paths served without a key: probes, metrics, the API's own description, and the dashboard (its
+ * Paths served without a key: probes, metrics, the API's own description, the dashboard (its
  * files, and its JSON API, which a session authorizes and an API key never does) with `/`, which
- * sends browsers there.
+ * sends browsers there, and the tracking host's pixel and links (`/t/o/…`, `/t/c/…`).
  */
-const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$|dashboard(\/|$)|$)/;
+const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$|dashboard(\/|$)|t\/[oc]\/|$)/;
 
 /**
  * Authenticates the API key and applies the team's rate limit in Fastify's `onRequest` hook:

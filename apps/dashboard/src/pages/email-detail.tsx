@@ -1,4 +1,4 @@
-import { Anchor, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Tabs, Text, Timeline } from '@mantine/core';
+import { Anchor, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Tabs, Text, Timeline } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useMemo, useState } from 'react';
 import { InsightsPanel } from '../components/insights-panel';
@@ -19,6 +19,51 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
         {children}
       </Text>
     </div>
+  );
+}
+
+interface Engagement {
+  link?: string;
+  ipAddress?: string;
+  userAgent?: string;
+}
+
+const MACHINE_REASONS: Record<string, string> = {
+  user_agent: 'a bot or scanner user agent',
+  apple_privacy: 'Apple Mail Privacy Protection',
+  link_scanner: 'a link scanner, seconds after delivery',
+};
+
+/** An open or a click: the link, who fetched it, and a "machine" badge when it was not a person. */
+function EngagementDetail({ data }: { data: unknown }) {
+  const d = (data ?? {}) as { open?: Engagement; click?: Engagement; tracking?: { machine?: boolean; reason?: string | null; unique?: boolean } };
+  const hit = d.click ?? d.open;
+  if (!hit) return null;
+  return (
+    <Stack gap={2} mt={4}>
+      {d.click?.link && (
+        <Text size="xs" style={{ wordBreak: 'break-all' }}>
+          {d.click.link}
+        </Text>
+      )}
+      <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
+        {[hit.userAgent || 'No user agent', hit.ipAddress].filter(Boolean).join(' · ')}
+      </Text>
+      {(d.tracking?.machine || d.tracking?.unique) && (
+        <Group gap={4}>
+          {d.tracking?.machine && (
+            <Badge size="xs" variant="outline" color="gray" title={`Flagged: ${MACHINE_REASONS[d.tracking.reason ?? ''] ?? 'a machine'}`}>
+              Machine{d.tracking.reason ? `: ${MACHINE_REASONS[d.tracking.reason] ?? d.tracking.reason}` : ''}
+            </Badge>
+          )}
+          {d.tracking?.unique && (
+            <Badge size="xs" variant="outline" color="gray">
+              First
+            </Badge>
+          )}
+        </Group>
+      )}
+    </Stack>
   );
 }
 
@@ -121,6 +166,7 @@ export function EmailDetailPage() {
                     {formatDate(event.created_at)}
                     {event.recipient ? ` · ${event.recipient}` : ''}
                   </Text>
+                  {(event.type === 'email.opened' || event.type === 'email.clicked') && <EngagementDetail data={event.data} />}
                 </Timeline.Item>
               ))}
             </Timeline>

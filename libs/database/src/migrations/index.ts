@@ -14,6 +14,7 @@ import { People1765300000000 } from './1765300000000-people';
 import { EmailFeed1765400000000 } from './1765400000000-email-feed';
 import { EmailApiKey1765500000000 } from './1765500000000-email-api-key';
 import { SuppressionSearch1765501000000 } from './1765501000000-suppression-search';
+import { EngagementFirsts1765510000000 } from './1765510000000-engagement-firsts';
 import { EmailInsights1765530000000 } from './1765530000000-email-insights';
 
 /** Every migration, in order. A new migration is a new file listed here. */
@@ -34,5 +35,6 @@ export const migrations = [
   EmailFeed1765400000000,
   EmailApiKey1765500000000,
   SuppressionSearch1765501000000,
+  EngagementFirsts1765510000000,
   EmailInsights1765530000000,
 ];

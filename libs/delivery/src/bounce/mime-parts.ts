@@ -98,7 +98,8 @@ export function findPart(root: MimePart, predicate: (part: MimePart) => boolean,
   return null;
 }
 
-function decodeBody(body: Buffer, encoding: string): Buffer {
+/** A body's bytes under its Content-Transfer-Encoding (base64, quoted-printable; others as they are). */
+export function decodeBody(body: Buffer, encoding: string): Buffer {
   if (encoding === 'base64') return Buffer.from(body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
   if (encoding === 'quoted-printable') {
     const text = body

@@ -13,6 +13,7 @@ import {
 } from '@herald/messages';
 import { MetricsService } from '@herald/observability';
 import { SuppressionsService } from '@herald/suppressions';
+import { TrackingKeys, TrackingLinks } from '@herald/tracking';
 import { isHardBounce } from '../bounce-classification';
 import type { Bounce, Transmitter } from '../delivery.types';
 import { verpKey } from '../message';
@@ -48,6 +49,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly outcomes;
   private readonly latency;
   private readonly verpKey: Buffer;
+  private readonly trackingLinks: TrackingLinks;
   /** Claims this worker holds (by token) and how many of their emails are still in flight. */
   private readonly claimsHeld = new Map<string, number>();
   /** Every claimed email's work until its outcome is recorded, whether its command still waits on it or not. */
@@ -74,6 +76,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     this.claims = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (ids) => this.claimMany(ids));
     this.records = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (outcomes) => this.recordMany(outcomes));
     this.verpKey = verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64'));
+    this.trackingLinks = new TrackingLinks(TrackingKeys.fromConfig(config), { protocol: config.TRACKING_PROTOCOL, port: config.TRACKING_PORT });
     this.outcomes = metrics.counter('herald_delivery_outcomes_total', 'Recipient outcomes recorded by the sender actors', ['outcome']);
     this.latency = metrics.histogram(
       'herald_delivery_latency_seconds',
@@ -181,29 +184,39 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     const fromAddress = parseAddress(email.from)?.address ?? email.from;
     const lookup = await this.identities.lookup(email.teamId, addressDomain(fromAddress));
     if (!lookup.ok) return collect.failed(recipients, lookup.reason, lookup.message);
+    const tracking = lookup.identity.tracking;
     const prepared = await prepareMessage(
       email,
       lookup.identity,
       this.verpKey,
       this.config.MAX_EMAIL_BYTES,
       this.config.ATTACHMENT_ALLOWED_ADDRESSES,
+      tracking && { track: (html, headers) => this.trackingLinks.prepare(tracking, { id: email.id, html, headers }), recipients },
     );
     if (prepared.kind === 'failed') return collect.failed(recipients, prepared.reason, prepared.message);
     if (prepared.kind === 'deferred') return collect.deferredAll(recipients, prepared.message);
-    const byDomain = new Map<string, string[]>();
-    for (const r of recipients) {
-      const domain = addressDomain(r.address);
-      byDomain.set(domain, [...(byDomain.get(domain) ?? []), r.address]);
+    // One SMTP transaction per recipient domain; a tracked email's recipients each get their own bytes, so one each.
+    const jobs: { domain: string; addresses: string[]; message: Buffer }[] = [];
+    if (prepared.kind === 'personal') {
+      for (const r of recipients)
+        jobs.push({ domain: addressDomain(r.address), addresses: [r.address], message: prepared.messages.get(r.position)! });
+    } else {
+      const byDomain = new Map<string, string[]>();
+      for (const r of recipients) {
+        const domain = addressDomain(r.address);
+        byDomain.set(domain, [...(byDomain.get(domain) ?? []), r.address]);
+      }
+      for (const [domain, addresses] of byDomain) jobs.push({ domain, addresses, message: prepared.message });
     }
     const results = await Promise.all(
-      [...byDomain].map(([domain, addresses]) =>
+      jobs.map(({ domain, addresses, message }) =>
         this.transmitter.deliver(
           {
             emailId: email.id,
             domain,
             recipients: addresses,
             envelopeFrom: prepared.envelopeFrom,
-            message: prepared.message,
+            message,
             requireTls: lookup.identity.requireTls,
           },
           waiting,

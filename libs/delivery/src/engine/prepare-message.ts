@@ -1,16 +1,30 @@
 import { addressAllowList, type AddressAllowList } from '@herald/core';
-import { buildMessage, MessageBuildError, returnPathAddress, signDkim } from '../message';
-import type { ClaimedEmail } from '@herald/messages';
+import type { ClaimedEmail, ClaimedRecipient } from '@herald/messages';
+import type { RecipientHtml } from '@herald/tracking';
+import { buildMessages, MessageBuildError, mimeHtml, returnPathAddress, signDkim, type OutgoingEmail } from '../message';
 import type { SenderIdentity } from './sender-identity';
 
 export type PreparedMessage =
+  /** The same bytes for every recipient. */
   | { kind: 'ready'; message: Buffer; envelopeFrom: string }
+  /** Tracked: each recipient's own bytes (its signed links and pixel), by recipient position. */
+  | { kind: 'personal'; messages: Map<number, Buffer>; envelopeFrom: string }
   | { kind: 'failed'; reason: string; message: string }
   | { kind: 'deferred'; message: string };
 
+/** Tracking: what makes each recipient's html (TrackingLinks), and the recipients to build it for. */
+export interface Personalization {
+  /** Each recipient's html from the email's html and headers; null when nothing in it is tracked. */
+  track: (html: string | null, headers: Record<string, string> | null) => RecipientHtml | null;
+  recipients: ClaimedRecipient[];
+}
+
 /**
  * The bytes every recipient domain of the email receives: built once, DKIM-signed once with the
- * sending domain's key, and the VERP Return-Path that brings bounces back to this email. An
+ * sending domain's key, and the VERP Return-Path that brings bounces back to this email. A
+ * tracked email (`personal`) is built and signed once per recipient instead, its html rewritten
+ * before signing (in a message relayed over SMTP, its html part is replaced, every other byte
+ * kept). An
  * attachment whose URL is gone, or points at a private address not in `attachmentAllowedAddresses`
  * (ATTACHMENT_ALLOWED_ADDRESSES), fails the email; one that could not be fetched right now defers it.
  */
@@ -20,32 +34,29 @@ export async function prepareMessage(
   verpKey: Buffer,
   maxBytes: number,
   attachmentAllowedAddresses: readonly string[] = [],
+  personal: Personalization | null = null,
 ): Promise<PreparedMessage> {
   try {
-    const raw = email.mime
-      ? toCrlf(email.mime)
-      : await buildMessage(
-          {
-            id: email.id,
-            from: email.from,
-            to: email.to,
-            cc: email.cc,
-            replyTo: email.replyTo,
-            subject: email.subject,
-            html: email.html,
-            text: email.text,
-            headers: email.headers,
-            messageId: email.messageId,
-            date: email.dueAt,
-            attachments: email.attachments,
-          },
-          { maxBytes, allowedAddresses: allowListOf(attachmentAllowedAddresses) },
-        );
-    return {
-      kind: 'ready',
-      message: await signDkim(raw, identity.signing),
-      envelopeFrom: returnPathAddress(email.id, identity.returnPathDomain, verpKey),
+    const envelopeFrom = returnPathAddress(email.id, identity.returnPathDomain, verpKey);
+    const options = { maxBytes, allowedAddresses: allowListOf(attachmentAllowedAddresses) };
+    const signedAt = new Date();
+    const sign = async (messages: Buffer[]): Promise<PreparedMessage> => {
+      const signed = await Promise.all(messages.map((raw) => signDkim(raw, identity.signing)));
+      return { kind: 'personal', messages: new Map(personal!.recipients.map((r, i) => [r.position, signed[i]!])), envelopeFrom };
     };
+    if (personal && email.mime) {
+      const relayed = mimeHtml(toCrlf(email.mime));
+      const render = relayed && personal.track(relayed.html, relayed.headers);
+      if (render) return sign(personal.recipients.map((r) => relayed!.replace(render(r.position, signedAt))));
+    } else if (personal) {
+      const render = personal.track(email.html, email.headers);
+      if (render) {
+        const htmls = personal.recipients.map((r) => render(r.position, signedAt));
+        return sign(await buildMessages(outgoing(email), htmls, options));
+      }
+    }
+    const raw = email.mime ? toCrlf(email.mime) : (await buildMessages(outgoing(email), [email.html], options))[0]!;
+    return { kind: 'ready', message: await signDkim(raw, identity.signing), envelopeFrom };
   } catch (error) {
     if (error instanceof MessageBuildError) {
       return error.permanent
@@ -54,6 +65,23 @@ export async function prepareMessage(
     }
     throw error;
   }
+}
+
+function outgoing(email: ClaimedEmail): OutgoingEmail {
+  return {
+    id: email.id,
+    from: email.from,
+    to: email.to,
+    cc: email.cc,
+    replyTo: email.replyTo,
+    subject: email.subject,
+    html: email.html,
+    text: email.text,
+    headers: email.headers,
+    messageId: email.messageId,
+    date: email.dueAt,
+    attachments: email.attachments,
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainsRepository, DomainsService, type Domain } from '@herald/domains';
+import { effectiveTracking, type EffectiveTracking } from '@herald/tracking';
 import { DELIVERY_CONFIG, DeliveryConfig } from '../delivery.config';
 
 /** Who an email is sent as: its verified domain, the key that signs for it, its Return-Path domain. */
@@ -8,6 +9,8 @@ export interface SenderIdentity {
   signing: { domainName: string; selector: string; privateKey: string };
   returnPathDomain: string;
   requireTls: boolean;
+  /** Open and click tracking in effect for the domain (flags on and its tracking CNAME verified); null for none. */
+  tracking: EffectiveTracking | null;
 }
 
 export type SenderLookup = { ok: true; identity: SenderIdentity } | { ok: false; reason: string; message: string };
@@ -59,6 +62,7 @@ export class SenderIdentities {
         signing: { domainName: domain.name, selector: key.selector, privateKey: key.privateKey },
         returnPathDomain: `${domain.customReturnPath}.${domain.name}`,
         requireTls: domain.tls === 'enforced',
+        tracking: effectiveTracking(domain),
       },
     };
   }

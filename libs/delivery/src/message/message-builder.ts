@@ -90,22 +90,35 @@ const FORBIDDEN_HEADERS = new Set([
  * files or URLs itself: everything it sees is already in memory.
  */
 export async function buildMessage(email: OutgoingEmail, options: BuildOptions = {}): Promise<Buffer> {
+  return (await buildMessages(email, [email.html], options))[0]!;
+}
+
+/**
+ * The email once per html in `htmls` (open and click tracking give each recipient an html of
+ * its own), every other part the same: `path` attachments are downloaded once for all of them.
+ */
+export async function buildMessages(email: OutgoingEmail, htmls: (string | null)[], options: BuildOptions = {}): Promise<Buffer[]> {
   const headers: MessageHeaders = { ...email, headers: customHeaders(email.headers) };
   // Without attachments (and with a body), the direct writer gives the same message at a fraction of the cost.
   if (!email.attachments.length && (email.html !== null || email.text !== null)) {
-    return writeSimpleMessage({ ...headers, html: email.html, text: email.text });
+    return htmls.map((html) => writeSimpleMessage({ ...headers, html, text: email.text }));
   }
   const attachments = await resolveAttachments(email.attachments, options);
   // nodemailer builds the MIME tree; the top-level fields come from writeHeaders, as in every
   // message, since nodemailer folds only at spaces and leaves a long word on one line.
-  const composer = new MailComposer({
-    html: email.html ?? undefined,
-    text: email.text ?? undefined,
-    attachments,
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
-  return withHeaders(crlf(await composer.compile().build()), writeHeaders(headers));
+  const lines = writeHeaders(headers);
+  return Promise.all(
+    htmls.map(async (html) => {
+      const composer = new MailComposer({
+        html: html ?? undefined,
+        text: email.text ?? undefined,
+        attachments,
+        disableFileAccess: true,
+        disableUrlAccess: true,
+      });
+      return withHeaders(crlf(await composer.compile().build()), lines);
+    }),
+  );
 }
 
 /** The composed message with its top-level fields replaced by `lines`, its Content-* fields kept. */

@@ -36,13 +36,13 @@ export function writeSimpleMessage(m: SimpleMessage): Buffer {
   return Buffer.from(lines.join('\r\n'), 'utf8');
 }
 
-interface Part {
+export interface Part {
   headers: string[];
   body: string;
 }
 
 /** A text part: 7bit when it is short-lined ASCII, quoted-printable otherwise (as MailComposer chooses). */
-function part(type: string, content: string): Part {
+export function part(type: string, content: string): Part {
   const body = content.replace(/\r?\n/g, '\r\n');
   const plain = body.split('\r\n').every((line) => line.length <= LINE && ASCII_PRINTABLE.test(line));
   if (plain) return { headers: [`Content-Type: ${type}; charset=utf-8`, 'Content-Transfer-Encoding: 7bit'], body };

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { emailEvent, type EmailEventRecord, type TrackingFlags } from './email-events';
+import { EmailEventsRepository } from './email-events.repository';
+import { toFacts, type EmailRow } from './email.row';
+
+/** One open (the pixel was fetched) or click (a tracked link was followed) of one recipient. */
+export interface EngagementHit {
+  /** The hit's own id, drawn when it arrived: the event's id derives from it, so recording a hit twice stores it once. */
+  id: string;
+  kind: 'open' | 'click';
+  emailId: string;
+  /** The recipient's position in the email. */
+  position: number;
+  /** A click's link: its index in the html and its target. */
+  link: { index: number; url: string } | null;
+  ipAddress: string;
+  userAgent: string;
+  at: Date;
+  machine: boolean;
+  reason: TrackingFlags['reason'];
+}
+
+type HitRow = Pick<EmailRow, 'id' | 'team_id' | 'region' | 'from_address' | 'subject' | 'message_id' | 'tags' | 'headers' | 'created_at'> & {
+  position: number;
+  address: string;
+};
+
+/**
+ * Opens and clicks as email events (`email.opened`, `email.clicked`), in one transaction per
+ * group of hits: the first of each (email, recipient, kind, link, machine or not) is claimed in
+ * email_engagement_firsts (ON CONFLICT, so two hits racing get one first), the events are
+ * stored in the outbox, and last_event follows. A hit of an email or recipient that is not (or
+ * no longer) on record records nothing.
+ */
+@Injectable()
+export class EngagementRepository {
+  constructor(
+    private readonly db: DataSource,
+    private readonly events: EmailEventsRepository,
+  ) {}
+
+  /** Records the hits; answers the events that were new (for the outbox to publish). */
+  record(hits: EngagementHit[]): Promise<EmailEventRecord[]> {
+    if (!hits.length) return Promise.resolve([]);
+    return this.db.transaction(async (m) => {
+      const rows: HitRow[] = await m.query(
+        `SELECT DISTINCT e.id, e.team_id, e.region, e.from_address, e.subject, e.message_id, e.tags, e.headers, e.created_at,
+                r.position, r.address
+           FROM unnest($1::uuid[], $2::int[]) AS u(email_id, position)
+           JOIN emails e ON e.id = u.email_id
+           JOIN email_recipients r ON r.email_id = u.email_id AND r.position = u.position`,
+        [hits.map((h) => h.emailId), hits.map((h) => h.position)],
+      );
+      const known = new Map(rows.map((r) => [`${r.id}/${r.position}`, r]));
+      const kept = hits.filter((h) => known.has(`${h.emailId}/${h.position}`));
+      if (!kept.length) return [];
+      const keys = [
+        kept.map((h) => h.emailId),
+        kept.map((h) => h.position),
+        kept.map((h) => h.kind),
+        kept.map((h) => h.link?.index ?? 0),
+        kept.map((h) => h.machine),
+      ];
+      // A hit is unique when it claims its first here. A retried hit that had claimed it before
+      // is not told so, but its event is stored already (same id) and keeps the flag it was stored with.
+      const claimed: { hit_id: string }[] = await m.query(
+        `INSERT INTO email_engagement_firsts (email_id, position, kind, link, machine, hit_id, at)
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::boolean[], $6::uuid[], $7::timestamptz[])
+         ON CONFLICT DO NOTHING
+         RETURNING hit_id`,
+        [...keys, kept.map((h) => h.id), kept.map((h) => h.at.toISOString())],
+      );
+      const firsts = new Set(claimed.map((c) => c.hit_id));
+      const events = kept.map((h) => {
+        const row = known.get(`${h.emailId}/${h.position}`)!;
+        const tracking: TrackingFlags = {
+          machine: h.machine,
+          reason: h.reason,
+          unique: firsts.has(h.id),
+        };
+        const source = { ipAddress: h.ipAddress, userAgent: h.userAgent, timestamp: h.at.toISOString() };
+        return h.kind === 'open'
+          ? emailEvent('email.opened', toFacts(row), [row.address], h.at, h.id, { open: source, tracking })
+          : emailEvent('email.clicked', toFacts(row), [row.address], h.at, h.id, { click: { ...source, link: h.link!.url }, tracking });
+      });
+      const fresh = await this.events.insert(m, events);
+      await this.events.settleLastEvents(m, fresh);
+      return fresh;
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import { addressAllowList, type AddressAllowList } from '@herald/core';
+import { isbot } from 'isbot';
+
+export type MachineReason = 'user_agent' | 'apple_privacy' | 'link_scanner';
+
+export interface HitSource {
+  ipAddress: string;
+  userAgent: string;
+  kind: 'open' | 'click';
+  /** How long after the tracked message was signed (at delivery) the hit came. */
+  sinceDeliveryMs: number;
+}
+
+export interface ClassifierOptions {
+  /** TRACKING_APPLE_PROXY_RANGES. */
+  appleProxyRanges: readonly string[];
+  /** TRACKING_SCANNER_WINDOW_SECONDS. */
+  scannerWindowSeconds: number;
+}
+
+/**
+ * Webmail image proxies fetch the pixel when a person opens the message (Gmail, Yahoo): isbot
+ * lists them as bots, but their opens are the person's.
+ */
+const OPENING_PROXIES = /GoogleImageProxy|YahooMailProxy/i;
+/** Apple Mail Privacy Protection's prefetch sends exactly this user agent. */
+const APPLE_PROXY_AGENT = 'Mozilla/5.0';
+
+/**
+ * Tells hits by machines from hits by people; machine hits are recorded and flagged, not dropped.
+ * In order: Apple Mail Privacy Protection (its proxy prefetches every image of a message it
+ * receives, opened or not: the bare `Mozilla/5.0` user agent, or an address in Apple's ranges),
+ * a user agent isbot knows as a crawler, scanner or script (or none at all), and a click within
+ * a few seconds of delivery (security gateways click every link of a message as it arrives).
+ */
+export class MachineClassifier {
+  private readonly apple: AddressAllowList;
+
+  constructor(private readonly options: ClassifierOptions) {
+    this.apple = addressAllowList(options.appleProxyRanges);
+  }
+
+  reason(hit: HitSource): MachineReason | null {
+    const agent = hit.userAgent.trim();
+    if (agent === APPLE_PROXY_AGENT || (hit.ipAddress && this.apple(hit.ipAddress))) return 'apple_privacy';
+    if (!agent || (isbot(agent) && !OPENING_PROXIES.test(agent))) return 'user_agent';
+    if (hit.kind === 'click' && hit.sinceDeliveryMs < this.options.scannerWindowSeconds * 1000) return 'link_scanner';
+    return null;
+  }
+}

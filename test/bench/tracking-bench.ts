@@ -1,0 +1,179 @@
+// The tracking benchmark of issue 14 (`npm run bench:tracking`; README.md beside it). It measures
+// on this machine, at 32 connections, in one run:
+//   1. a bare Fastify GET route answering a 302 (the floor);
+//   2. Herald's click redirect, GET /t/c/<token> on `herald api`: the token verified, the click
+//      recorded (group commit into Postgres, email.clicked in the outbox) and answered with a 302
+//      to the signed link;
+// and prints redirects/s, p50/p99/max and the ratio against the target (≥ 0.3× bare, p99 < 20 ms).
+// The tokens are real: 1,000 emails are accepted through POST /emails/batch first (no worker
+// runs, they stay queued) and one click token per email is signed with the API's TRACKING_KEYS.
+// Afterwards every redirect answered must be an email.clicked event in Postgres (exit code 1
+// otherwise); a missed target only prints MISSED.
+// Options: --duration S (12), --warmup S (3), --connections N (32), --emails N (1000), --no-save.
+import './aliases';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { TrackingKeys } from '@herald/tracking';
+import { load, LoadFigures, LoadSpec, sampleEmail } from './bench-load';
+import { heraldCli, ServerProcess, startBareFastify, startHeraldApi } from './bench-processes';
+import { cpuLine, saveResults } from './bench-report';
+import { BenchWorld } from './bench-world';
+import { backgroundLoad } from './cpu-meter';
+
+const TARGET = { ratio: 0.3, p99Ms: 20 };
+const READER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
+
+function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const value = Number(process.argv[i + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+  return value;
+}
+
+const options = {
+  seconds: option('duration', 12),
+  warmup: option('warmup', 3),
+  connections: option('connections', 32),
+  emails: option('emails', 1000),
+  save: !process.argv.includes('--no-save'),
+};
+
+const world = new BenchWorld();
+const trackingKey = randomBytes(32);
+world.env.TRACKING_KEYS = trackingKey.toString('base64');
+
+async function phase(spec: LoadSpec): Promise<{ warm: LoadFigures; measured: LoadFigures }> {
+  process.stderr.write(`bench: ${spec.name}: ${options.warmup} s warm-up, ${spec.seconds} s measured\n`);
+  const warm = await load({ ...spec, seconds: options.warmup });
+  return { warm, measured: await load(spec) };
+}
+
+/** Accepts `count` emails on the bench's domain and answers a signed click token for each (recipient 0, link 0). */
+async function clickTokens(api: ServerProcess, token: string, count: number): Promise<string[]> {
+  const keys = TrackingKeys.of([trackingKey]);
+  const signedAt = new Date(Date.now() - 3_600_000);
+  const tokens: string[] = [];
+  for (let n = 0; n < count; n += 100) {
+    const batch = Array.from({ length: Math.min(100, count - n) }, (_, i) => sampleEmail(world.domain, n + i));
+    const response = await fetch(`${api.url}/emails/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+    });
+    const body = (await response.json()) as { data?: { id: string }[] };
+    if (!response.ok || !body.data) throw new Error(`POST /emails/batch answered ${response.status}: ${JSON.stringify(body)}`);
+    for (const { id } of body.data) {
+      tokens.push(
+        keys.sign({ kind: 'click', emailId: id, position: 0, signedAt, link: 0, url: `https://shop.example/orders/${id}?utm_source=email` }),
+      );
+    }
+  }
+  return tokens;
+}
+
+async function clicksRecorded(): Promise<number> {
+  const pg = new Client({ connectionString: world.config.DATABASE_URL });
+  await pg.connect();
+  try {
+    const sql = `SELECT count(*)::int AS n FROM "${world.config.DATABASE_SCHEMA}".email_events WHERE type = 'email.clicked'`;
+    return (await pg.query<{ n: number }>(sql)).rows[0]!.n;
+  } finally {
+    await pg.end();
+  }
+}
+
+const row = (f: LoadFigures) =>
+  `  ${f.name.padEnd(32)}${Math.round(f.requestsPerSecond).toLocaleString('en-US').padStart(10)}${String(f.latencyMs.p50).padStart(8)}${String(f.latencyMs.p99).padStart(8)}${String(f.latencyMs.max).padStart(8)}  ${
+    Object.keys(f.non2xx).length || f.errors || f.timeouts ? JSON.stringify({ ...f.non2xx, errors: f.errors, timeouts: f.timeouts }) : 'none'
+  }`;
+async function run(servers: ServerProcess[]): Promise<void> {
+  const background = await backgroundLoad();
+  await world.start();
+  await heraldCli(world.env, 'migrate');
+  const team = await heraldCli<{ id: string }>(world.env, 'team', 'create', '--name', 'Bench', '--plan', 'scale-2.5m', '--rate-limit', '1000000');
+  const { token } = await heraldCli<{ token: string }>(world.env, 'key', 'create', '--team', team.id, '--name', 'Bench key');
+
+  const bareServer = await startBareFastify(1);
+  servers.push(bareServer);
+  const common = { method: 'GET' as const, success: 3 as const, connections: options.connections, seconds: options.seconds, emailsPerRequest: 0 };
+  const bare = await phase({ ...common, name: 'bare Fastify GET 302', url: bareServer.url, serverPid: bareServer.pid, path: '/t/c/abc' });
+  await bareServer.stop();
+
+  const api = await startHeraldApi(world.env, 1);
+  servers.push(api);
+  await world.verifyDomain(api.url, token);
+  const tokens = await clickTokens(api, token, options.emails);
+  const herald = await phase({
+    ...common,
+    name: 'GET /t/c/<token> 302',
+    url: api.url,
+    serverPid: api.pid,
+    path: `/t/c/${tokens[0]}`,
+    paths: tokens.map((t) => `/t/c/${t}`),
+    headers: { 'user-agent': READER_AGENT },
+  });
+  // Every answered redirect waited for its commit (TRACKING_RECORD_WAIT_MS permitting); wait for stragglers, then count.
+  const answered = herald.warm.responses2xx + herald.measured.responses2xx;
+  let recorded = 0;
+  for (let last = -1; recorded !== last; await new Promise((r) => setTimeout(r, 500))) [last, recorded] = [recorded, await clicksRecorded()];
+  await api.stop();
+
+  const ratio = herald.measured.requestsPerSecond / bare.measured.requestsPerSecond;
+  const met = ratio >= TARGET.ratio && herald.measured.latencyMs.p99 < TARGET.p99Ms;
+  const lines = [
+    '',
+    `  tracking redirects at ${options.connections} connections, ${options.seconds} s measured after ${options.warmup} s warm-up; machine busy before the bench: ${background === null ? '?' : `${Math.round(background * 100)}%`}`,
+    '',
+    `  ${''.padEnd(32)}${'req/s'.padStart(10)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}  other statuses / errors`,
+    row(bare.measured),
+    row(herald.measured),
+    '',
+    `  Herald redirects/s ÷ bare Fastify = ${ratio.toFixed(3)}`,
+    `  target ≥ ${TARGET.ratio}× bare, p99 < ${TARGET.p99Ms} ms: ${ratio.toFixed(2)}×, p99 ${herald.measured.latencyMs.p99} ms  ${met ? 'MET' : 'MISSED'}`,
+    '',
+    '  CPU µs per redirect, by process ("other": work that is not the bench\'s); capacity = redirects/s per server vCPU:',
+    `  ${''.padEnd(26)}${'server'.padStart(7)}${'loadgen'.padStart(8)}${'postgres'.padStart(9)}${'redis'.padStart(6)}${'nats'.padStart(6)}${'other'.padStart(6)}${'idle'.padStart(6)}${'capacity'.padStart(10)}`,
+    cpuLine(bare.measured),
+    cpuLine(herald.measured),
+    '',
+    `  recorded: ${answered.toLocaleString('en-US')} redirects answered (warm-up included), ${recorded.toLocaleString('en-US')} email.clicked events in Postgres`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+  if (recorded < answered || Object.keys(herald.measured.non2xx).length || herald.measured.errors) process.exitCode = 1;
+  if (options.save) {
+    const date = new Date().toISOString();
+    const path = saveResults('tracking-bench', date, {
+      date,
+      background,
+      bare: bare.measured,
+      herald: herald.measured,
+      ratio,
+      target: TARGET,
+      met,
+      answered,
+      recorded,
+    });
+    process.stdout.write(`  results: ${path}\n`);
+  }
+}
+
+async function main(): Promise<void> {
+  const servers: ServerProcess[] = [];
+  const teardown = async () => {
+    for (const server of servers) await server.stop();
+    await world.cleanup();
+  };
+  process.once('SIGINT', () => void teardown().finally(() => process.exit(130)));
+  try {
+    await run(servers);
+  } finally {
+    await teardown();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`tracking-bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
