@@ -31,9 +31,6 @@ export async function isolatedConfig(overrides: Record<string, string> = {}): Pr
     // the smtp role's relay: free loopback ports, one of each kind (suites run in parallel)
     SMTP_HOST: '127.0.0.1',
     SMTP_PORTS: '0:tls,0:starttls',
-    // An API in the test's own process shares its event loop with the test's load, and on a busy
-    // machine any process's loop lags: load shedding by loop delay is on only where a suite tests it.
-    API_SHED_EVENT_LOOP_DELAY_MS: '0',
     ...overrides,
   });
   await runMigrations(config);
