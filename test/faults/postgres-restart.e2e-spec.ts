@@ -2,6 +2,7 @@ import { startPrivateStack, type PrivateStack } from '@herald/testing';
 import { expectLedger, printLedger, settleLedger } from '../support/fault-ledger';
 import { emailsByKey, keyedLoad, keyMismatches } from '../support/fault-load';
 import { FaultWorld } from '../support/fault-world';
+import { waitUntil } from '../support/worker-process';
 
 jest.setTimeout(150_000);
 
@@ -32,7 +33,13 @@ describe('fault 15: Postgres killed mid-transaction and restarted under load', (
     const sink = await world.sink('inbox.pg.test');
     const { team } = await world.startRoles('pg');
     const load = keyedLoad(world, team, (n) => `g${n}@inbox.pg.test`);
+    // The load runs a while before the kill (on a busy machine its first answers take seconds).
     await sleep(1_500);
+    await waitUntil(
+      'the first sends answered',
+      () => load.sends.filter((s) => s.id).length >= 5 || `${load.sends.filter((s) => s.id).length} answered`,
+      30_000,
+    );
     const before = load.sends.filter((s) => s.id).length;
     // What the worker holds at the crash: sent to the MX perhaps, unrecordable now; the most that can go out twice.
     const holding = await world.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM email_recipients WHERE status = 'sending'`);
