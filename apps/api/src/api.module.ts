@@ -11,6 +11,7 @@ import { RuntimeModule } from '@herald/runtime';
 import { WebhooksModule } from '@herald/webhooks';
 import { SuppressionsModule } from '@herald/suppressions';
 import { PeopleModule } from '@herald/people';
+import { MetricsModule } from '@herald/metrics';
 import { DASHBOARD_CONTROLLERS, DashboardGuard } from './dashboard/dashboard.controllers';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -18,6 +19,7 @@ import { DomainsController } from './domains/domains.controller';
 import { EmailsController } from './emails/emails.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { SuppressionsController } from './suppressions/suppressions.controller';
+import { StatsController } from './stats/stats.controller';
 
 /**
  * The REST API role: Resend-compatible endpoints, plus the background work of its region: the
@@ -44,8 +46,17 @@ export class ApiModule {
         WebhooksModule,
         PeopleModule,
         MessagesModule,
+        MetricsModule,
       ],
-      controllers: [EmailsController, ApiKeysController, DomainsController, SuppressionsController, WebhooksController, ...DASHBOARD_CONTROLLERS],
+      controllers: [
+        EmailsController,
+        ApiKeysController,
+        DomainsController,
+        SuppressionsController,
+        WebhooksController,
+        StatsController,
+        ...DASHBOARD_CONTROLLERS,
+      ],
       providers: [ApiKeyGuard, DashboardGuard],
     };
   }

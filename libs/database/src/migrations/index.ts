@@ -12,6 +12,7 @@ import { ResourceEvents1765100000000 } from './1765100000000-resource-events';
 import { StrandedLeases1765200000000 } from './1765200000000-stranded-leases';
 import { People1765300000000 } from './1765300000000-people';
 import { EmailFeed1765400000000 } from './1765400000000-email-feed';
+import { Metrics1765520000000 } from './1765520000000-metrics';
 
 /** Every migration, in order. A new migration is a new file listed here. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   StrandedLeases1765200000000,
   People1765300000000,
   EmailFeed1765400000000,
+  Metrics1765520000000,
 ];
