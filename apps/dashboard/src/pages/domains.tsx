@@ -2,6 +2,7 @@ import { Anchor, Button, Group, Modal, Select, Stack, Table, TextInput } from '@
 import { useDisclosure } from '@mantine/hooks';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
+import { PausedBanner } from '../components/paused-banner';
 import { EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
 import { formatDate } from '../lib/format';
@@ -18,6 +19,9 @@ export function DomainsPage() {
     <>
       <PageHeader title="Domains" description="The domains your team sends from. A domain sends once its DNS records are verified." actions={add} />
       <ErrorAlert error={domains.error} title="The domains could not load" />
+      {domains.data?.data.map((domain) => (
+        <PausedBanner key={domain.id} domain={domain} />
+      ))}
       {domains.data && domains.data.data.length === 0 && (
         <EmptyState title="No domains yet" action={add}>
           Add the domain you send from (for example mail.example.com); Herald shows the DNS records to publish, then verifies them.
@@ -43,7 +47,7 @@ export function DomainsPage() {
                     </Anchor>
                   </Table.Td>
                   <Table.Td>
-                    <StatusBadge status={domain.status} />
+                    <StatusBadge status={domain.paused ? 'paused' : domain.status} />
                   </Table.Td>
                   <Table.Td>
                     <Mono>{domain.region}</Mono>
