@@ -67,7 +67,7 @@ describe('dashboard metrics page (browser)', () => {
   const openMetrics = async (page: Page) => {
     await signInThroughForm(page, OWNER.email, OWNER.password);
     await page.goto(`/dashboard/t/${teamId}/metrics`);
-    await page.getByRole('radio', { name: '24 h' }).check({ force: true });
+    await page.locator('label', { hasText: /^24 h$/ }).click();
     await page.getByRole('img', { name: /^Recipients per hour: 31\d sent/ }).waitFor();
     await waitUntil('five drawn charts', async () => (await page.locator('figure canvas').count()) === 5, 10_000);
   };
@@ -107,7 +107,7 @@ describe('dashboard metrics page (browser)', () => {
     const context = await newContext(browser, 'phone', api.url);
     const page = await context.newPage();
     await openMetrics(page);
-    await page.getByRole('textbox', { name: 'Region' }).click();
+    await page.getByLabel('Region', { exact: true }).click();
     await page.getByRole('option', { name: 'eu-west-1' }).click();
     await page.getByText('Nothing sent in this range').waitFor();
     await expect(page.getByText(/Send from a verified domain with POST \/emails/).count()).resolves.toBe(1);
