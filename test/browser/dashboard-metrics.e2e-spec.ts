@@ -107,7 +107,7 @@ describe('dashboard metrics page (browser)', () => {
     const context = await newContext(browser, 'phone', api.url);
     const page = await context.newPage();
     await openMetrics(page);
-    await page.getByLabel('Region', { exact: true }).click();
+    await page.getByRole('combobox', { name: 'Region' }).click();
     await page.getByRole('option', { name: 'eu-west-1' }).click();
     await page.getByText('Nothing sent in this range').waitFor();
     await expect(page.getByText(/Send from a verified domain with POST \/emails/).count()).resolves.toBe(1);
