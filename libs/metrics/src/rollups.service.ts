@@ -12,6 +12,12 @@ const MAX_BATCH = 1000;
 const COUNTED_RETENTION_MS = 8 * 24 * 3_600_000;
 const PURGE_INTERVAL_MS = 3_600_000;
 const PURGE_BATCH = 10_000;
+/**
+ * A domain is judged at most this often: a backlog of bounces then costs the guardrail a few
+ * queries a second, not a few per batch. Bounces arriving in between are judged by a check at
+ * the end of the interval.
+ */
+const GUARDRAIL_INTERVAL_MS = 1000;
 
 /**
  * The rollups of the region's events: each event handed to `count` is added to its hour's row
@@ -26,6 +32,9 @@ export class RollupsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly commits: GroupCommit<CountedEvent, void>;
   private readonly purge: PeriodicJob;
   private readonly counted;
+  /** When each team|domain was last judged, and the ones waiting for their next check. */
+  private readonly judgedAt = new Map<string, number>();
+  private readonly waiting = new Map<string, NodeJS.Timeout>();
 
   constructor(
     @Inject(METRICS_CONFIG.token) private readonly config: MetricsConfig,
@@ -47,6 +56,8 @@ export class RollupsService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onModuleDestroy(): Promise<void> {
+    for (const timer of this.waiting.values()) clearTimeout(timer);
+    this.waiting.clear();
     return this.purge.stop();
   }
 
@@ -60,12 +71,38 @@ export class RollupsService implements OnApplicationBootstrap, OnModuleDestroy {
     const fresh = await this.rollups.apply(events);
     if (fresh) this.counted.inc(fresh);
     // Judged whether or not the events were new: a redelivery after a failed check checks again.
-    const judged = new Map<string, { teamId: string; domain: string }>();
+    const domains = new Map<string, { teamId: string; domain: string }>();
     for (const { key, counts } of events) {
-      if (counts.bounced_hard || counts.bounced_soft || counts.complained) judged.set(`${key.teamId}|${key.domain}`, key);
+      if (counts.bounced_hard || counts.bounced_soft || counts.complained) domains.set(`${key.teamId}|${key.domain}`, key);
     }
-    for (const { teamId, domain } of judged.values()) await this.guardrail.check(teamId, domain);
+    for (const [id, { teamId, domain }] of domains) {
+      const last = this.judgedAt.get(id) ?? 0;
+      if (Date.now() - last >= GUARDRAIL_INTERVAL_MS) {
+        await this.guardrail.check(teamId, domain);
+        this.judged(id);
+      } else this.judgeLater(id, teamId, domain, last + GUARDRAIL_INTERVAL_MS - Date.now());
+    }
     return events.map(() => undefined);
+  }
+
+  private judged(id: string): void {
+    const now = Date.now();
+    // Forget domains judged long enough ago that the interval no longer applies to them.
+    if (this.judgedAt.size >= 10_000) for (const [other, at] of this.judgedAt) if (now - at >= GUARDRAIL_INTERVAL_MS) this.judgedAt.delete(other);
+    this.judgedAt.set(id, now);
+  }
+
+  /** One check of the domain once its interval is over (a failure waits for its next bounce or complaint). */
+  private judgeLater(id: string, teamId: string, domain: string, delayMs: number): void {
+    if (this.waiting.has(id)) return;
+    const timer = setTimeout(() => {
+      this.waiting.delete(id);
+      this.guardrail.check(teamId, domain).then(
+        () => this.judged(id),
+        (error: Error) => this.logger.warn(`judging ${domain} failed: ${error.message}`),
+      );
+    }, delayMs);
+    this.waiting.set(id, timer);
   }
 
   private async purgeCounted(): Promise<number> {
