@@ -5,8 +5,10 @@ import { COUNTERS, type CountedEvent, type Counts, sumByKey, zeroCounts } from '
 
 const COLUMNS = COUNTERS.join(', ');
 const ADD = COUNTERS.map((c) => `${c} = metric_rollups.${c} + EXCLUDED.${c}`).join(', ');
-const UNNEST = ['$1::uuid[]', '$2::text[]', '$3::text[]', '$4::timestamptz[]', ...COUNTERS.map((_, i) => `$${i + 5}::bigint[]`)].join(', ');
-const SUMS = COUNTERS.map((c) => `coalesce(sum(${c}), 0)::float8 AS ${c}`).join(', ');
+const UNNEST = ['$1::uuid[]', '$2::text[]', '$3::text[]', '$4::timestamptz[]', ...COUNTERS.map((_, i) => `$${i + 5}::int[]`)].join(', ');
+/** Sums as numbers (float8: exact far beyond any count); a group always has rows, a total may not. */
+const SUMS = COUNTERS.map((c) => `sum(${c})::float8 AS ${c}`).join(', ');
+const TOTALS = COUNTERS.map((c) => `coalesce(sum(${c}), 0)::float8 AS ${c}`).join(', ');
 
 /** A range of a team's rollups, optionally of one domain (by name) and one region. */
 export interface RollupQuery {
@@ -68,12 +70,12 @@ export class RollupsRepository {
        GROUP BY 1 ORDER BY 1`,
       params,
     );
-    return rows.map(({ bucket, ...counts }) => ({ bucket, counts: { ...zeroCounts(), ...counts } }));
+    return rows.map(({ bucket, ...counts }) => ({ bucket, counts }));
   }
 
   /** A domain's sums since `since` (every region): what the guardrail judges. */
   async domainTotals(teamId: string, domain: string, since: Date): Promise<Counts> {
-    const [row]: Counts[] = await this.db.query(`SELECT ${SUMS} FROM metric_rollups WHERE team_id = $1 AND domain = $2 AND hour >= $3`, [
+    const [row]: Counts[] = await this.db.query(`SELECT ${TOTALS} FROM metric_rollups WHERE team_id = $1 AND domain = $2 AND hour >= $3`, [
       teamId,
       domain,
       since,

@@ -29,10 +29,11 @@ export class StatsService {
     const step = bucketMs(q.granularity);
     const buckets: { start: Date; counts: Counts }[] = [];
     const totals = zeroCounts();
+    const none = zeroCounts();
     for (let at = q.from.getTime(); at < q.to.getTime(); at += step) {
-      const counts = byStart.get(at) ?? zeroCounts();
-      for (const c of COUNTERS) totals[c] += counts[c];
-      buckets.push({ start: new Date(at), counts });
+      const counts = byStart.get(at);
+      if (counts) for (const c of COUNTERS) totals[c] += counts[c];
+      buckets.push({ start: new Date(at), counts: counts ?? none });
     }
     const range = {
       from: q.from.toISOString(),

@@ -4,9 +4,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Metrics (issue 14): hourly rollups per team × sending domain × region, counted from the
  * events streams, and the reputation guardrail's pause of a domain.
  *
- * - metric_rollups: one row per (team, domain name, region, hour), counters only. The domain is
- *   the `from` domain's name (names are unique across teams), so rollups need no lookup per event
- *   and survive a domain deleted and added again.
+ * - metric_rollups: one row per (team, domain name, region, hour), counters only: integers (an
+ *   hour of one domain stays far below 2^31, and summing integers is Postgres' fast path). The
+ *   domain is the `from` domain's name (names are unique across teams), so rollups need no lookup
+ *   per event and survive a domain deleted and added again.
  * - counted_events: the id of every event already in the rollups, inserted in the transaction
  *   that adds it, so a redelivered or replayed event is counted once. Rows older than the events
  *   stream's retention (7 days) can no longer be replayed and are purged.
@@ -23,22 +24,22 @@ export class Metrics1765520000000 implements MigrationInterface {
         domain text NOT NULL,
         region text NOT NULL,
         hour timestamptz NOT NULL,
-        sent bigint NOT NULL DEFAULT 0,
-        delivered bigint NOT NULL DEFAULT 0,
-        delivery_delayed bigint NOT NULL DEFAULT 0,
-        bounced_hard bigint NOT NULL DEFAULT 0,
-        bounced_soft bigint NOT NULL DEFAULT 0,
-        complained bigint NOT NULL DEFAULT 0,
-        suppressed bigint NOT NULL DEFAULT 0,
-        failed bigint NOT NULL DEFAULT 0,
-        opened_human bigint NOT NULL DEFAULT 0,
-        opened_human_unique bigint NOT NULL DEFAULT 0,
-        opened_machine bigint NOT NULL DEFAULT 0,
-        opened_machine_unique bigint NOT NULL DEFAULT 0,
-        clicked_human bigint NOT NULL DEFAULT 0,
-        clicked_human_unique bigint NOT NULL DEFAULT 0,
-        clicked_machine bigint NOT NULL DEFAULT 0,
-        clicked_machine_unique bigint NOT NULL DEFAULT 0,
+        sent integer NOT NULL DEFAULT 0,
+        delivered integer NOT NULL DEFAULT 0,
+        delivery_delayed integer NOT NULL DEFAULT 0,
+        bounced_hard integer NOT NULL DEFAULT 0,
+        bounced_soft integer NOT NULL DEFAULT 0,
+        complained integer NOT NULL DEFAULT 0,
+        suppressed integer NOT NULL DEFAULT 0,
+        failed integer NOT NULL DEFAULT 0,
+        opened_human integer NOT NULL DEFAULT 0,
+        opened_human_unique integer NOT NULL DEFAULT 0,
+        opened_machine integer NOT NULL DEFAULT 0,
+        opened_machine_unique integer NOT NULL DEFAULT 0,
+        clicked_human integer NOT NULL DEFAULT 0,
+        clicked_human_unique integer NOT NULL DEFAULT 0,
+        clicked_machine integer NOT NULL DEFAULT 0,
+        clicked_machine_unique integer NOT NULL DEFAULT 0,
         PRIMARY KEY (team_id, domain, region, hour)
       )`);
     // GET /stats without a domain filter: a team's hours in a range.
