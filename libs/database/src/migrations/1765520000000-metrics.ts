@@ -40,9 +40,10 @@ export class Metrics1765520000000 implements MigrationInterface {
         clicked_human_unique integer NOT NULL DEFAULT 0,
         clicked_machine integer NOT NULL DEFAULT 0,
         clicked_machine_unique integer NOT NULL DEFAULT 0,
-        PRIMARY KEY (team_id, domain, region, hour)
+        PRIMARY KEY (team_id, domain, hour, region)
       )`);
-    // GET /stats without a domain filter: a team's hours in a range.
+    // The key leads with team, domain and hour: GET /stats of one domain reads its range of hours.
+    // Without a domain filter, a team's hours in a range:
     await q.query(`CREATE INDEX metric_rollups_team_hour_idx ON metric_rollups (team_id, hour)`);
     await q.query(`
       CREATE TABLE counted_events (
