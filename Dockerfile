@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Herald: one image for every role. The role is the command: `docker run IMAGE api`, or
-# `smtp`, `worker`, `webhooks`, `migrate`, ...; without one it runs `all` (every role in one
+# `smtp`, `worker`, `webhooks`, `metrics`, `migrate`, ...; without one it runs `all` (every role in one
 # process, for a single-machine install).
 #
 #   docker build -t herald:0.1.0 .

@@ -54,6 +54,7 @@ describe('domains through the resend SDK', () => {
           created_at: expect.stringMatching(ISO_TIME),
           region: 'eu-west-1',
           capabilities: { sending: 'enabled', receiving: 'disabled' },
+          paused: null,
           records: created.records,
         },
       });

@@ -43,6 +43,7 @@ describe('domains through the resend SDK', () => {
       open_tracking: false,
       click_tracking: false,
       tracking_subdomain: null,
+      paused: null,
       custom_return_path: 'send',
       tls: 'opportunistic',
       records: [
@@ -157,6 +158,7 @@ describe('domains through the resend SDK', () => {
       open_tracking: false,
       click_tracking: false,
       tracking_subdomain: null,
+      paused: null,
     });
     const first = await team.resend.domains.list({ limit: 2 });
     expect(first.data).toMatchObject({ has_more: true, data: [{ id: ids[2] }, { id: ids[1] }] });

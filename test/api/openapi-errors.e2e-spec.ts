@@ -42,7 +42,9 @@ describe("the OpenAPI document's error examples", () => {
     400: (route, op) => send(route, acme.token, path(route), requestExample(op), { 'Idempotency-Key': '' }),
     401: (route, op) => send(route, null, path(route), requestExample(op)),
     403: (route, op) => send(route, 'hr_not_a_key', path(route), requestExample(op)),
-    404: (route, op) => send(route, acme.token, path(route), requestExample(op)),
+    404: (route, op) =>
+      // GET /stats has no path parameter: an unknown domain is its 404.
+      send(route, acme.token, route === 'get /stats' ? `/stats?domain_id=${randomUUID()}` : path(route), requestExample(op)),
     409: async (route, op) => {
       const key = { 'Idempotency-Key': `errors-${randomUUID()}` };
       const first = requestExample(op);
@@ -64,6 +66,7 @@ describe("the OpenAPI document's error examples", () => {
           path(route, () => 'not-an-id'),
           requestExample(op),
         );
+      if (route === 'get /stats') return send(route, acme.token, '/stats?granularity=week');
       if (route.startsWith('get ')) return send(route, acme.token, `${path(route)}?limit=0`);
       if (route === 'post /emails') return send(route, acme.token, path(route), { ...(requestExample(op) as object), to: 'nobody' });
       return send(route, acme.token, path(route), {});

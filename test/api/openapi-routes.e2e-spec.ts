@@ -21,6 +21,7 @@ const API_ROUTES = [
   'delete /domains/{id}',
   'post /domains/{id}/verify',
   'post /domains/{id}/dkim/rotate',
+  'post /domains/{id}/resume',
   'post /suppressions',
   'get /suppressions',
   'get /suppressions/{idOrEmail}',
@@ -37,6 +38,7 @@ const API_ROUTES = [
   'get /webhooks/{id}/events/{eventId}',
   'post /webhooks/{id}/events/{eventId}/replay',
   'get /webhooks/{id}/events/{eventId}/attempts',
+  'get /stats',
 ];
 const OPERATOR_ROUTES = ['get /health/live', 'get /health/ready', 'get /openapi.json'];
 const SEND_ROUTES = ['post /emails', 'post /emails/batch'];
@@ -91,7 +93,22 @@ const ERROR_STATUSES: Record<string, number[]> = {
   'post /webhooks/{id}/events/{eventId}/replay': [...KEY_ERRORS, 404, 422],
   'get /webhooks/{id}/events/{eventId}/attempts': [...KEY_ERRORS, 404, 422],
 };
-const KNOWN_PARAMETERS = ['id', 'eventId', 'idOrEmail', 'origin', 'limit', 'after', 'before', 'Idempotency-Key', 'x-batch-validation'];
+const KNOWN_PARAMETERS = [
+  'id',
+  'eventId',
+  'idOrEmail',
+  'origin',
+  'limit',
+  'after',
+  'before',
+  'Idempotency-Key',
+  'x-batch-validation',
+  'from',
+  'to',
+  'granularity',
+  'domain_id',
+  'region',
+];
 const PUBLIC_API_URL = 'https://api.herald.test';
 
 /** The array branch of a property that may also be null (`anyOf: [array, null]`). */
@@ -130,7 +147,7 @@ describe('the OpenAPI document', () => {
     expect(doc.servers).toEqual([{ url: PUBLIC_API_URL }]);
     expect(doc.security).toEqual([{ bearer: [] }]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(doc.tags.map((t: Json) => t.name)).toEqual(['emails', 'api-keys', 'domains', 'suppressions', 'webhooks', 'operations']);
+    expect(doc.tags.map((t: Json) => t.name)).toEqual(['emails', 'api-keys', 'domains', 'suppressions', 'webhooks', 'stats', 'operations']);
   });
 
   it('lists exactly the routes the API serves, and the API serves each of them', async () => {
@@ -158,7 +175,7 @@ describe('the OpenAPI document', () => {
       expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
       const expected = OPERATOR_ROUTES.includes(route)
         ? { security: [], tags: ['operations'] }
-        : { security: undefined, tags: [expect.stringMatching(/^(emails|api-keys|domains|webhooks|suppressions)$/)] };
+        : { security: undefined, tags: [expect.stringMatching(/^(emails|api-keys|domains|webhooks|suppressions|stats)$/)] };
       expect({ route, security: op.security, tags: op.tags }).toEqual({ route, ...expected });
     }
   });

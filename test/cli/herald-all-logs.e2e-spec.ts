@@ -8,7 +8,7 @@ import { isolatedConfig, IsolatedConfig } from '@herald/testing';
 import { envOf, freePort } from '../support/herald-process';
 
 const BIN = join(__dirname, '..', '..', 'bin', 'herald.js');
-const ROLES = ['api', 'smtp', 'worker', 'webhooks'];
+const ROLES = ['api', 'smtp', 'worker', 'webhooks', 'metrics'];
 
 interface LogLine {
   role?: string;

@@ -60,9 +60,9 @@ describe('herald all: a worker for every served region, no other region accepted
   describe('with no options (npm start)', () => {
     beforeAll(() => start(), 90_000);
 
-    it('runs a worker and a webhooks consumer for each of the default regions', () => {
+    it('runs a worker, a webhooks consumer and a metrics consumer for each of the default regions', () => {
       expect(boot.regions).toEqual(['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1']);
-      const regional = boot.regions.flatMap((r) => [`worker ${r}`, `webhooks ${r}`]);
+      const regional = boot.regions.flatMap((r) => [`worker ${r}`, `webhooks ${r}`, `metrics ${r}`]);
       expect(Object.keys(boot.roles).sort()).toEqual(['api', 'smtp', ...regional].sort());
     });
 
@@ -88,10 +88,12 @@ describe('herald all: a worker for every served region, no other region accepted
   describe('with --regions us-east-1,eu-west-1', () => {
     beforeAll(() => start('--regions', 'us-east-1,eu-west-1'), 90_000);
 
-    it('runs a worker and a webhooks consumer for those two regions only', () => {
+    it('runs a worker, a webhooks consumer and a metrics consumer for those two regions only', () => {
       expect(boot.regions).toEqual(['us-east-1', 'eu-west-1']);
       expect(Object.keys(boot.roles).sort()).toEqual([
         'api',
+        'metrics eu-west-1',
+        'metrics us-east-1',
         'smtp',
         'webhooks eu-west-1',
         'webhooks us-east-1',

@@ -154,6 +154,8 @@ describe('dashboard teams, roles and isolation', () => {
       ['DELETE', '/invitations/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'],
       ['GET', '/usage'],
       ['GET', '/audit-log'],
+      ['GET', '/stats'],
+      ['POST', `/domains/${ids.domain}/resume`],
     ];
     for (const [method, path, body] of routes) {
       const response = await bob.request(method, a(path), body);
@@ -196,6 +198,7 @@ describe('dashboard teams, roles and isolation', () => {
       ['GET', `/webhooks/${ids.webhook}/secret`],
       ['POST', '/suppressions', { email: 'y@people.test' }],
       ['POST', '/invitations', { email: 'dave@people.test' }],
+      ['POST', `/domains/${ids.domain}/resume`],
     ] as [string, string, unknown][]) {
       const response = await carol.request(method, a(path), body);
       expect({ route: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
@@ -210,6 +213,14 @@ describe('dashboard teams, roles and isolation', () => {
     const promoted = await alice.patch(a(`/members/${carolId}`), { role: 'admin' });
     expect(promoted.body).toMatchObject({ user_id: carolId, role: 'admin' });
     expect((await carol.post(a('/api-keys'), { name: 'admin key' })).status).toBe(201);
+    // Lifting the reputation guardrail's pause is the owner's alone; reading metrics is everyone's.
+    expect((await carol.post(a(`/domains/${ids.domain}/resume`))).body).toEqual({
+      statusCode: 403,
+      name: 'insufficient_role',
+      message: 'Your role (admin) may not do this; ask an owner of the team.',
+    });
+    expect((await carol.get(a('/stats?granularity=day'))).body).toMatchObject({ object: 'stats', granularity: 'day', totals: { sent: 0 } });
+    expect((await alice.post(a(`/domains/${ids.domain}/resume`))).body).toMatchObject({ object: 'domain', id: ids.domain, paused: null });
     const demoteOwner = await carol.patch(a(`/members/${aliceId}`), { role: 'member' });
     expect(demoteOwner.status).toBe(403);
     expect(demoteOwner.body.name).toBe('insufficient_role');

@@ -10,7 +10,7 @@ import { configSchema, loadConfig } from '@herald/config';
  */
 const K8S = join(__dirname, '..', '..', 'k8s');
 const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'];
-const ROLES = ['api', 'smtp', 'worker', 'webhooks'];
+const ROLES = ['api', 'smtp', 'worker', 'webhooks', 'metrics'];
 const SMTP_PORTS = [25, 465, 587, 2465, 2587];
 const DRAINING_ROLES = ['smtp', 'worker'];
 

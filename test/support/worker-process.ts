@@ -38,16 +38,18 @@ export interface WorkerProcess {
 }
 
 /**
- * `node bin/herald.js worker` as a real child process. With `waitReady` (default) it resolves once
+ * `node bin/herald.js worker` (or `metrics`, another role on an ops port) as a real child process.
+ * With `waitReady` (default) it resolves once
  * the ops port answers /health/ready; without, as soon as it is spawned (the caller watches the
  * sinks instead, so a crash test can kill it at any moment, startup included).
  */
 export async function startWorkerProcess(
   env: NodeJS.ProcessEnv,
-  options: { waitReady?: boolean; readyTimeoutMs?: number } = {},
+  options: { waitReady?: boolean; readyTimeoutMs?: number; role?: 'worker' | 'metrics' } = {},
 ): Promise<WorkerProcess> {
   const opsPort = await freePort();
-  const child = spawn(process.execPath, [BIN, 'worker'], { env: { ...env, OPS_PORT: String(opsPort) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const role = options.role ?? 'worker';
+  const child = spawn(process.execPath, [BIN, role], { env: { ...env, OPS_PORT: String(opsPort) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
@@ -66,7 +68,7 @@ export async function startWorkerProcess(
   if (options.waitReady === false) return worker;
   const deadline = Date.now() + (options.readyTimeoutMs ?? 45_000);
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald worker exited early: ${stderr}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`herald ${role} exited early: ${stderr}`);
     if (
       await fetch(`${opsUrl}/health/ready`).then(
         (r) => r.ok,
@@ -76,7 +78,7 @@ export async function startWorkerProcess(
       return worker;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`herald worker did not become ready: ${stderr}`);
+      throw new Error(`herald ${role} did not become ready: ${stderr}`);
     }
     await sleep(100);
   }

@@ -13,6 +13,7 @@ import { WebhooksModule } from '@herald/webhooks';
 import { SuppressionsModule } from '@herald/suppressions';
 import { PeopleModule } from '@herald/people';
 import { TrackingModule } from '@herald/tracking';
+import { MetricsModule } from '@herald/metrics';
 import { DASHBOARD_CONTROLLERS, DashboardGuard } from './dashboard/dashboard.controllers';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -20,6 +21,7 @@ import { DomainsController } from './domains/domains.controller';
 import { EmailsController } from './emails/emails.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { SuppressionsController } from './suppressions/suppressions.controller';
+import { StatsController } from './stats/stats.controller';
 
 /**
  * The REST API role: Resend-compatible endpoints, plus the background work of its region: the
@@ -48,8 +50,17 @@ export class ApiModule {
         PeopleModule,
         MessagesModule,
         TrackingModule,
+        MetricsModule,
       ],
-      controllers: [EmailsController, ApiKeysController, DomainsController, SuppressionsController, WebhooksController, ...DASHBOARD_CONTROLLERS],
+      controllers: [
+        EmailsController,
+        ApiKeysController,
+        DomainsController,
+        SuppressionsController,
+        WebhooksController,
+        StatsController,
+        ...DASHBOARD_CONTROLLERS,
+      ],
       providers: [ApiKeyGuard, DashboardGuard],
     };
   }

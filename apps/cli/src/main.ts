@@ -9,9 +9,10 @@ import { ROLES, RoleName, startAll, startRole, Started } from './roles';
 
 const USAGE = `Usage: herald <command>
   all [--regions R1,R2]                 run every role in this process (migrations applied, dev key printed):
-                                        the api and smtp once, a worker and webhooks for each served region
+                                        the api and smtp once, a worker, webhooks and metrics for each served region
                                         (--regions sets HERALD_REGIONS; POST /domains refuses any other)
-  api | smtp | worker | webhooks        run one role
+  api | smtp | worker | webhooks | metrics
+                                        run one role
   migrate                               apply pending database migrations
   team create --name N [--region R] [--plan P] [--rate-limit N]
   key create --team ID [--permission full_access|sending_access] [--name N]

@@ -2,11 +2,12 @@ import { INestApplicationContext } from '@nestjs/common';
 import { HeraldConfig } from '@herald/config';
 import { OpsServer, roleLogs } from '@herald/observability';
 import { startApi } from '../../api/src/api.app';
+import { startMetrics } from '../../metrics/src/metrics.app';
 import { startSmtp } from '../../smtp/src/smtp.app';
 import { startWebhooks } from '../../webhooks/src/webhooks.app';
 import { startWorker } from '../../worker/src/worker.app';
 
-export const ROLES = ['api', 'smtp', 'worker', 'webhooks'] as const;
+export const ROLES = ['api', 'smtp', 'worker', 'webhooks', 'metrics'] as const;
 export type RoleName = (typeof ROLES)[number];
 
 export interface Started {
@@ -46,16 +47,18 @@ export async function startRole(role: RoleName, config: HeraldConfig): Promise<S
       return context(await startWorker(config, logging));
     case 'webhooks':
       return context(await startWebhooks(config, logging));
+    case 'metrics':
+      return context(await startMetrics(config, logging));
   }
 }
 
 /** The roles `herald all` runs once, and the ones it runs for every served region. */
 const SHARED_ROLES = ['api', 'smtp'] as const satisfies readonly RoleName[];
-const REGIONAL_ROLES = ['worker', 'webhooks'] as const satisfies readonly RoleName[];
+const REGIONAL_ROLES = ['worker', 'webhooks', 'metrics'] as const satisfies readonly RoleName[];
 
 /**
  * `herald all`: every role in this one process. The API and the SMTP relay run once (in
- * HERALD_REGION); a worker and a webhooks consumer run for every region in HERALD_REGIONS, the
+ * HERALD_REGION); a worker, a webhooks consumer and a metrics consumer run for every region in HERALD_REGIONS, the
  * regions POST /domains accepts, so no accepted domain's mail waits for a worker that is not
  * running. A region's worker and webhooks connect to NATS_REGION_URLS[region] if set (a local
  * supercluster: their own region's servers), else to NATS_URL. Each role's ops server gets its

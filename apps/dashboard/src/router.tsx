@@ -60,6 +60,7 @@ const routeTree = rootRoute.addChildren([
     page('domains/$domainId', () => import('./pages/domain-detail'), 'DomainDetailPage', teamRoute),
     page('emails', () => import('./pages/emails'), 'EmailsPage', teamRoute),
     page('emails/$emailId', () => import('./pages/email-detail'), 'EmailDetailPage', teamRoute),
+    page('metrics', () => import('./pages/metrics'), 'MetricsPage', teamRoute),
     page('api-keys', () => import('./pages/api-keys'), 'ApiKeysPage', teamRoute),
     page('webhooks', () => import('./pages/webhooks'), 'WebhooksPage', teamRoute),
     page('webhooks/$webhookId', () => import('./pages/webhook-detail'), 'WebhookDetailPage', teamRoute),

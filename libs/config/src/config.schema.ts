@@ -189,6 +189,17 @@ export const configSchema = z
      */
     ATTACHMENT_ALLOWED_ADDRESSES: cidrList.default([]),
 
+    /**
+     * The reputation guardrail: a domain whose bounce rate (bounced / sent) or complaint rate
+     * (complained / delivered) over the last 24 hours passes its limit is paused for new sends,
+     * once it has sent to at least METRICS_GUARDRAIL_MIN_SENT recipients in that window.
+     */
+    METRICS_GUARDRAIL_BOUNCE_RATE: z.coerce.number().gt(0).max(1).default(0.04),
+    METRICS_GUARDRAIL_COMPLAINT_RATE: z.coerce.number().gt(0).max(1).default(0.003),
+    METRICS_GUARDRAIL_MIN_SENT: int(1, 100_000_000).default(200),
+    /** How long the metrics consumer may hold an event before the stream redelivers it (a crashed consumer's events come back after this). */
+    METRICS_ACK_WAIT_MS: int(1000, 600_000).default(30_000),
+
     /** The TCP port of recipients' MX hosts: 25 on the internet; tests point it at local sinks. */
     DELIVERY_PORT: int(1, 65535).default(25),
     /** The EHLO name of this region's senders; default `mta.<region>.<MAIL_DOMAIN>`. */

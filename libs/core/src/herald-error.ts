@@ -9,6 +9,8 @@ export type HeraldErrorCode =
   | 'restricted_api_key'
   | 'validation_error'
   | 'forbidden_from_domain'
+  /** The reputation guardrail holds the `from` domain's new sends (Herald's own, 403). */
+  | 'domain_paused'
   | 'missing_required_field'
   | 'invalid_parameter'
   | 'invalid_attachment'

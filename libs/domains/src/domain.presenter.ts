@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoTimestamp, restTimestamp } from '@herald/core';
 import { wireDeleted, wireId, wireList, wireReference, wireTimestamp } from '@herald/http';
+import { pauseMessage } from './domain-pause';
 import type { Domain, DomainRecord, DomainStatus, RecordPurpose, RecordStatus } from './domain.types';
 
 /*
@@ -40,6 +41,24 @@ export const domainRecordSchema = z.object({
   priority: z.int().optional().meta({ description: 'MX records only.', example: 10 }),
 });
 
+/** Herald's reputation guardrail: why new sends from the domain are refused until it is resumed. */
+export const domainPausedSchema = z
+  .object({
+    reason: z.enum(['bounce_rate', 'complaint_rate']),
+    rate: z.number().meta({ description: 'The measured rate (0.063 is 6.3%).', example: 0.063 }),
+    threshold: z.number().meta({ description: 'The limit it passed: 0.04 for bounces, 0.003 for complaints.', example: 0.04 }),
+    sent: z.int().meta({ description: 'Recipients sent to in the window.', example: 412 }),
+    window_hours: z.int().meta({ example: 24 }),
+    paused_at: wireTimestamp,
+    message: z.string().meta({ description: 'The reason in words, as a refused send says it.' }),
+  })
+  .nullable()
+  .meta({
+    description:
+      'Herald extension. Set while the reputation guardrail holds new sends from the domain (refused with 403 `domain_paused`); ' +
+      '`POST /domains/{id}/resume` lifts it. Null otherwise.',
+  });
+
 export const domainSummarySchema = z.object({
   id: wireId,
   name: z.string().meta({ description: 'Lowercase; internationalized names in punycode.', example: 'example.com' }),
@@ -55,6 +74,7 @@ export const domainSummarySchema = z.object({
   open_tracking: z.boolean(),
   click_tracking: z.boolean(),
   tracking_subdomain: label.nullable().meta({ description: 'The tracking subdomain, if one was set.', example: 'links' }),
+  paused: domainPausedSchema,
 });
 
 /** POST /domains answers the domain without an `object` key, as Resend does. */
@@ -104,6 +124,21 @@ export function presentDomainSummary(domain: Domain): DomainSummaryBody {
     open_tracking: domain.openTracking,
     click_tracking: domain.clickTracking,
     tracking_subdomain: domain.trackingSubdomain,
+    paused: presentPause(domain),
+  };
+}
+
+function presentPause(domain: Domain): DomainSummaryBody['paused'] {
+  const { pause, pausedAt } = domain;
+  if (!pause || !pausedAt) return null;
+  return {
+    reason: pause.reason,
+    rate: pause.rate,
+    threshold: pause.threshold,
+    sent: pause.sent,
+    window_hours: pause.windowHours,
+    paused_at: restTimestamp(pausedAt),
+    message: pauseMessage(domain, pause),
   };
 }
 
@@ -140,5 +175,6 @@ export function domainEventData(domain: Domain) {
     region: domain.region,
     capabilities: CAPABILITIES,
     records: domain.records.map(presentRecord),
+    paused: presentPause(domain),
   };
 }

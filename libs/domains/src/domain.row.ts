@@ -1,4 +1,4 @@
-import type { DkimKey, DkimKeyState, DmarcReport, Domain, DomainRecord, DomainStatus, DomainTls, RecordStatus } from './domain.types';
+import type { DkimKey, DkimKeyState, DmarcReport, Domain, DomainPause, DomainRecord, DomainStatus, DomainTls, RecordStatus } from './domain.types';
 
 /** A row of `domains`, as the repositories read it (DOMAIN_COLUMNS). */
 export interface DomainRow {
@@ -19,6 +19,9 @@ export interface DomainRow {
   last_checked_at: Date | null;
   next_check_at: Date | null;
   created_at: Date;
+  paused_at: Date | null;
+  pause: DomainPause | null;
+  resumed_at: Date | null;
 }
 
 /** A row of `dkim_keys`. */
@@ -37,7 +40,7 @@ export interface DkimKeyRow {
 }
 
 export const DOMAIN_COLUMNS = `id, team_id, name, region, status, custom_return_path, open_tracking, click_tracking, tracking_subdomain,
-  tls, records, dmarc, verification_started_at, verified_at, last_checked_at, next_check_at, created_at`;
+  tls, records, dmarc, verification_started_at, verified_at, last_checked_at, next_check_at, created_at, paused_at, pause, resumed_at`;
 
 export function toDomain(r: DomainRow): Domain {
   return {
@@ -58,6 +61,9 @@ export function toDomain(r: DomainRow): Domain {
     lastCheckedAt: r.last_checked_at,
     nextCheckAt: r.next_check_at,
     createdAt: r.created_at,
+    pausedAt: r.paused_at,
+    pause: r.paused_at ? r.pause : null,
+    resumedAt: r.resumed_at,
   };
 }
 

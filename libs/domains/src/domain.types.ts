@@ -48,6 +48,17 @@ export interface DmarcReport {
   checkedAt: string;
 }
 
+/** Why the reputation guardrail paused a domain's new sends, as it measured it. */
+export interface DomainPause {
+  reason: 'bounce_rate' | 'complaint_rate';
+  /** The measured rate (0.063 is 6.3%) and the limit it passed. */
+  rate: number;
+  threshold: number;
+  /** Recipients sent to in the window, the rate's volume. */
+  sent: number;
+  windowHours: number;
+}
+
 export interface Domain {
   id: string;
   teamId: string;
@@ -66,6 +77,10 @@ export interface Domain {
   lastCheckedAt: Date | null;
   nextCheckAt: Date | null;
   createdAt: Date;
+  /** Set while the guardrail holds new sends (see domain-pause.ts); an owner's resume clears it. */
+  pausedAt: Date | null;
+  pause: DomainPause | null;
+  resumedAt: Date | null;
 }
 
 export interface DkimKey {

@@ -2,9 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { affectedRows, keysetPage, managerOf, withinTransaction, type Transaction } from '@herald/database';
 import { DkimKeyRow, DOMAIN_COLUMNS as COLUMNS, DomainRow, toDomain, toKey } from './domain.row';
-import { DkimKey, DkimKeyState, DmarcReport, Domain, DomainRecord, DomainStatus, RecordStatus } from './domain.types';
+import { DkimKey, DkimKeyState, DmarcReport, Domain, DomainPause, DomainRecord, DomainStatus, RecordStatus } from './domain.types';
 
-export type NewDomain = Omit<Domain, 'status' | 'dmarc' | 'verificationStartedAt' | 'verifiedAt' | 'lastCheckedAt' | 'nextCheckAt' | 'createdAt'>;
+export type NewDomain = Omit<
+  Domain,
+  'status' | 'dmarc' | 'verificationStartedAt' | 'verifiedAt' | 'lastCheckedAt' | 'nextCheckAt' | 'createdAt' | 'pausedAt' | 'pause' | 'resumedAt'
+>;
 export type NewDkimKey = Omit<DkimKey, 'dnsStatus' | 'createdAt' | 'activatedAt' | 'retiredAt'>;
 
 /** What a verification pass writes back. */
@@ -114,6 +117,25 @@ export class DomainsRepository {
   /** The team's domain with this name (case-insensitive), e.g. the `from` domain of an email. */
   async findByName(teamId: string, name: string): Promise<Domain | null> {
     const rows: DomainRow[] = await this.db.query(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND lower(name) = lower($2)`, [teamId, name]);
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  /** Pauses a domain's new sends unless it is paused already; answers the paused domain, or null. */
+  async pause(teamId: string, id: string, pause: DomainPause, tx?: Transaction): Promise<Domain | null> {
+    const [rows]: [DomainRow[], number] = await managerOf(this.db, tx).query(
+      `UPDATE domains SET paused_at = now(), pause = $3 WHERE team_id = $1 AND id = $2 AND paused_at IS NULL RETURNING ${COLUMNS}`,
+      [teamId, id, JSON.stringify(pause)],
+    );
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  /** Lifts a pause; answers the resumed domain, or null when it was not paused (or not the team's). */
+  async resume(teamId: string, id: string, tx?: Transaction): Promise<Domain | null> {
+    const [rows]: [DomainRow[], number] = await managerOf(this.db, tx).query(
+      `UPDATE domains SET paused_at = NULL, pause = NULL, resumed_at = now()
+       WHERE team_id = $1 AND id = $2 AND paused_at IS NOT NULL RETURNING ${COLUMNS}`,
+      [teamId, id],
+    );
     return rows.length ? toDomain(rows[0]) : null;
   }
 

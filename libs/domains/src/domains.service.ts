@@ -19,7 +19,7 @@ import {
   presentDomainReference,
 } from './domain.presenter';
 import { validateDomainListQuery } from './domain-query.validation';
-import type { DkimAlgorithm, DkimKey, DkimKeyState, Domain, DomainRecord } from './domain.types';
+import type { DkimAlgorithm, DkimKey, DkimKeyState, Domain, DomainPause, DomainRecord } from './domain.types';
 import { DomainsRepository, isDomainNameTaken, NewDkimKey } from './domains.repository';
 
 /** Who adds a domain: the team, and its home region (a domain's region when none is given). */
@@ -121,6 +121,29 @@ export class DomainsService {
       return { result: null, announce: after && after.status !== before.status ? after : null };
     });
     return presentDomainReference(id);
+  }
+
+  /**
+   * The reputation guardrail's pause (libs/metrics): new sends from the domain are refused with
+   * `domain_paused` until an owner resumes it. Announced with `domain.updated`; a domain paused
+   * already stays as it was. Answers whether this call paused it.
+   */
+  async pause(teamId: string, id: string, pause: DomainPause): Promise<boolean> {
+    const paused = await this.events.change('domain.updated', async (tx) => {
+      const domain = await this.domains.pause(teamId, id, pause, tx);
+      return { result: domain !== null, announce: domain };
+    });
+    return paused;
+  }
+
+  /** Lifts the guardrail's pause (announced with `domain.updated`); a domain not paused is answered as it is. */
+  async resume(teamId: string, id: string): Promise<DomainBody> {
+    const before = await this.find(teamId, id);
+    const resumed = await this.events.change('domain.updated', async (tx) => {
+      const domain = await this.domains.resume(teamId, id, tx);
+      return { result: domain, announce: domain };
+    });
+    return presentDomain(resumed ?? before);
   }
 
   /**

@@ -1,4 +1,5 @@
 export * from './domain.types';
+export { pauseMessage } from './domain-pause';
 export * from './domains.repository';
 export * from './domains.module';
 export * from './domains.service';

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HeraldError } from '@herald/core';
 import { DOMAINS_CONFIG, type DomainsConfig } from './domains.config';
 import { DomainsRepository } from './domains.repository';
+import { pauseMessage } from './domain-pause';
 import { Domain } from './domain.types';
 
 /** Where an email may be sent from: its verified domain and that domain's region. */
@@ -21,8 +22,9 @@ const SENDABLE = new Set<Domain['status']>(['verified', 'temporary_failure']);
 
 /**
  * The enforcement of sending domains on every send path: `from` must be on a domain the team
- * has verified, and a key restricted to one domain sends only from it. Lookups are cached per
- * process for DOMAIN_CACHE_MS, so the hot path costs a map read.
+ * has verified and the reputation guardrail has not paused, and a key restricted to one domain
+ * sends only from it. Lookups are cached per process for DOMAIN_CACHE_MS, so the hot path costs
+ * a map read.
  */
 @Injectable()
 export class SendingDomains {
@@ -33,7 +35,7 @@ export class SendingDomains {
     @Inject(DOMAINS_CONFIG.token) private readonly config: DomainsConfig,
   ) {}
 
-  /** The domain `fromDomain` (lowercase, punycode) of the team, or a 403 naming it. */
+  /** The domain `fromDomain` (lowercase, punycode) of the team, or a 403 naming it (or its pause). */
   async resolve(teamId: string, fromDomain: string, restrictedDomainId: string | null): Promise<SendingDomain> {
     const domain = await this.lookup(teamId, fromDomain);
     if (!domain || !SENDABLE.has(domain.status)) {
@@ -46,6 +48,8 @@ export class SendingDomains {
     if (restrictedDomainId && restrictedDomainId !== domain.id) {
       throw new HeraldError('forbidden_from_domain', `This API key can only send from its own domain, not from ${fromDomain}.`);
     }
+    // From the cached row like the checks above: a pause reaches every process within DOMAIN_CACHE_MS.
+    if (domain.pause) throw new HeraldError('domain_paused', pauseMessage(domain, domain.pause));
     if (!this.config.HERALD_REGIONS.includes(domain.region)) {
       // Created while the deployment served that region (or by another deployment): accepting the
       // email would leave it queued with no worker to deliver it.

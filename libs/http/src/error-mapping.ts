@@ -7,6 +7,7 @@ export const HTTP_ERROR_NAMES = [
   'restricted_api_key',
   'invalid_api_key',
   'validation_error',
+  'domain_paused',
   'missing_required_field',
   'invalid_parameter',
   'invalid_attachment',
@@ -60,6 +61,8 @@ export function httpErrorFor(code: HeraldErrorCode): HttpError {
       return { statusCode: 403, name: code };
     case 'forbidden_from_domain':
       return { statusCode: 403, name: 'validation_error' };
+    case 'domain_paused':
+      return { statusCode: 403, name: code };
     case 'validation_error':
     case 'invalid_scheduled_at':
       return { statusCode: 422, name: 'validation_error' };

@@ -4,7 +4,7 @@ export const ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** What a role may do in its team (README "Dashboard roles"). */
-export type TeamAction = 'read' | 'write' | 'manage_members' | 'read_audit_log' | 'change_owner' | 'delete_team';
+export type TeamAction = 'read' | 'write' | 'manage_members' | 'read_audit_log' | 'change_owner' | 'delete_team' | 'resume_domain';
 
 export function roleAllows(role: Role, action: TeamAction): boolean {
   switch (action) {
@@ -17,6 +17,8 @@ export function roleAllows(role: Role, action: TeamAction): boolean {
       return role === 'owner' || role === 'admin';
     case 'change_owner':
     case 'delete_team':
+    // Lifting the reputation guardrail's pause of a domain puts the team's sending reputation at stake.
+    case 'resume_domain':
       return role === 'owner';
     default: {
       const unreachable: never = action;
@@ -26,8 +28,9 @@ export function roleAllows(role: Role, action: TeamAction): boolean {
 }
 
 export function requireRole(role: Role, action: TeamAction): void {
-  if (!roleAllows(role, action))
-    throw new HeraldError('insufficient_role', `Your role (${role}) may not do this; ask an owner or an admin of the team.`);
+  if (roleAllows(role, action)) return;
+  const who = roleAllows('admin', action) ? 'an owner or an admin' : 'an owner';
+  throw new HeraldError('insufficient_role', `Your role (${role}) may not do this; ask ${who} of the team.`);
 }
 
 export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value);

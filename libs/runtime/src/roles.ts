@@ -1,4 +1,4 @@
-export type Role = 'api' | 'smtp' | 'worker' | 'webhooks';
+export type Role = 'api' | 'smtp' | 'worker' | 'webhooks' | 'metrics';
 
 export type Dependency = 'postgres' | 'redis' | 'nats';
 
@@ -11,4 +11,5 @@ export const ROLE_NEEDS: Record<Role, readonly Dependency[]> = {
   smtp: ['postgres', 'redis', 'nats'],
   worker: ['postgres', 'nats'],
   webhooks: ['postgres', 'nats'],
+  metrics: ['postgres', 'nats'],
 };

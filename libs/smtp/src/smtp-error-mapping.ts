@@ -17,6 +17,8 @@ export function smtpReplyFor(error: HeraldError): SmtpReply | null {
     case 'restricted_api_key':
       return SMTP_SUBMISSION_REPLIES.invalidCredentials;
     case 'forbidden_from_domain':
+    // Paused until its owner resumes it: retrying the message would not help.
+    case 'domain_paused':
     // The `from` domain's region is not served here: no worker would ever deliver the message.
     case 'invalid_region':
       return smtpReply(550, '5.7.1', error.message);

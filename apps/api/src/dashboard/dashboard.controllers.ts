@@ -4,6 +4,7 @@ import { TeamEmailsController } from './team-emails.controller';
 import { TeamKeysController } from './team-keys.controller';
 import { TeamSuppressionsController, TeamWebhooksController } from './team-lists.controller';
 import { TeamPeopleController } from './team-people.controller';
+import { TeamStatsController } from './team-stats.controller';
 
 export { DashboardGuard } from './dashboard.guard';
 
@@ -18,4 +19,5 @@ export const DASHBOARD_CONTROLLERS = [
   TeamWebhooksController,
   TeamSuppressionsController,
   TeamPeopleController,
+  TeamStatsController,
 ];

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { TeamsService } from '@herald/accounts';
 import { HeraldError } from '@herald/core';
 import { DomainsRepository, DomainsService } from '@herald/domains';
-import { DashboardController } from './dashboard.guard';
+import { DashboardController, Needs } from './dashboard.guard';
 
 /** The Domains page, through the REST API's service and shapes. */
 @DashboardController()
@@ -46,6 +46,13 @@ export class TeamDomainsController {
   @HttpCode(200)
   verify(@Param('teamId') teamId: string, @Param('id') id: string) {
     return this.domains.verify(teamId, id);
+  }
+
+  @Post(':id/resume')
+  @HttpCode(200)
+  @Needs('resume_domain')
+  resume(@Param('teamId') teamId: string, @Param('id') id: string) {
+    return this.domains.resume(teamId, id);
   }
 
   @Post(':id/dkim/rotate')

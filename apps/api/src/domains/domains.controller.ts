@@ -74,6 +74,24 @@ export class DomainsController {
   }
 
   @ApiOperation({
+    operationId: 'resumeDomain',
+    summary: 'Resume a domain paused by the reputation guardrail (Herald extension)',
+    description:
+      'Herald pauses new sends from a domain whose bounce rate over the last 24 hours passes 4% or whose complaint rate ' +
+      'passes 0.3% (`paused` on the domain says which, and sends are refused with 403 `domain_paused`). Resuming lifts ' +
+      'the pause at once; the guardrail then judges the domain only on what it sends after the resume. A domain that is ' +
+      'not paused is answered as it is.',
+  })
+  @ApiIdParam('domain')
+  @ApiOk('Domain', 'The domain, `paused` now null.')
+  @ApiErrorResponses([401, 403, 404, 422, 429], BY_ID)
+  @Post(':id/resume')
+  @HttpCode(200)
+  resume(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.domains.resume(p.teamId, id);
+  }
+
+  @ApiOperation({
     operationId: 'rotateDomainDkimKey',
     summary: 'Rotate the DKIM keys of a domain (Herald extension)',
     description:

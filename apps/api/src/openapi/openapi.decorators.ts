@@ -113,4 +113,29 @@ export const ApiSuppressionPageQuery = () =>
     ApiPageQuery('entry'),
   );
 
+/** GET /stats: the range, its granularity and the filters. */
+export const ApiStatsQuery = () =>
+  applyDecorators(
+    ApiQuery({
+      name: 'from',
+      required: false,
+      description: 'Start of the range (ISO 8601 date or date-time), widened to a whole bucket. Default: 7 days before `to`.',
+      schema: { type: 'string', format: 'date-time', example: '2026-10-27T00:00:00Z' },
+    }),
+    ApiQuery({
+      name: 'to',
+      required: false,
+      description: 'End of the range (exclusive), widened to a whole bucket. Default: now. At most 93 days of hours or 400 days of days.',
+      schema: { type: 'string', format: 'date-time', example: '2026-11-26T00:00:00Z' },
+    }),
+    ApiQuery({
+      name: 'granularity',
+      required: false,
+      description: 'UTC hours or UTC days.',
+      schema: { type: 'string', enum: ['hour', 'day'], default: 'hour' },
+    }),
+    ApiQuery({ name: 'domain_id', required: false, description: 'Only this sending domain.', schema: { type: 'string', format: 'uuid' } }),
+    ApiQuery({ name: 'region', required: false, description: "Only this region's events.", schema: { type: 'string', example: 'us-east-1' } }),
+  );
+
 const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

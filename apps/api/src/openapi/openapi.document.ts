@@ -49,6 +49,7 @@ export function buildOpenApiDocument(app: INestApplication, config: OpenApiConfi
     .addTag('domains', 'Add sending domains, read the DNS records to publish, verify them, rotate DKIM keys.')
     .addTag('suppressions', 'The team-wide suppression list: addresses Herald will not send to.')
     .addTag('webhooks', 'Endpoints that receive signed events, and their signing secrets.')
+    .addTag('stats', 'Sending metrics over time: volume, deliveries, bounces, complaints, opens and clicks (Herald extension).')
     .addTag('operations', 'Probes, metrics and this document, for operators. No API key needed.');
   if (config.PUBLIC_API_URL) builder.addServer(config.PUBLIC_API_URL.replace(/\/+$/, ''));
   const base = builder.build();

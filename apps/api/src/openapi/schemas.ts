@@ -20,6 +20,7 @@ import {
   domainSummarySchema,
   updateDomainBody,
 } from '@herald/domains';
+import { statsSchema } from '@herald/metrics';
 import {
   batchRequestSchema,
   batchResponseSchema,
@@ -139,6 +140,7 @@ const RESPONSE_SCHEMAS = {
   AddedSuppressions: addedSuppressionsSchema,
   RemovedSuppressions: removedSuppressionsSchema,
   Error: errorBodySchema,
+  Stats: statsSchema,
   Readiness: readinessBodySchema,
   Liveness: livenessBodySchema,
 } satisfies Record<string, z.ZodType>;

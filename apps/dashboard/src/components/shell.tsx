@@ -26,6 +26,7 @@ import { ErrorAlert, Redirect } from './ui';
 const NAV = [
   { to: 'domains', label: 'Domains' },
   { to: 'emails', label: 'Emails' },
+  { to: 'metrics', label: 'Metrics' },
   { to: 'api-keys', label: 'API keys' },
   { to: 'webhooks', label: 'Webhooks' },
   { to: 'suppressions', label: 'Suppressions' },

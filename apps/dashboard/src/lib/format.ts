@@ -30,6 +30,7 @@ const TONES: Record<string, Tone> = {
   retrying: 'orange',
   partially_verified: 'orange',
   failed: 'red',
+  paused: 'red',
   bounced: 'red',
   complained: 'red',
   suppressed: 'red',

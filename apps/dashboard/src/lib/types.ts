@@ -26,6 +26,17 @@ export interface DnsRecord {
   reason?: string | null;
 }
 
+/** Why the reputation guardrail holds a domain's new sends (Herald extension on every domain). */
+export interface DomainPause {
+  reason: 'bounce_rate' | 'complaint_rate';
+  rate: number;
+  threshold: number;
+  sent: number;
+  window_hours: number;
+  paused_at: string;
+  message: string;
+}
+
 export interface Domain {
   id: string;
   name: string;
@@ -33,6 +44,38 @@ export interface Domain {
   region: string;
   created_at: string;
   records?: DnsRecord[];
+  paused?: DomainPause | null;
+}
+
+/** The counters of GET /stats, per bucket and in `totals`. */
+export interface StatsCounts {
+  sent: number;
+  delivered: number;
+  delivery_delayed: number;
+  bounced_hard: number;
+  bounced_soft: number;
+  complained: number;
+  suppressed: number;
+  failed: number;
+  opened_human: number;
+  opened_human_unique: number;
+  opened_machine: number;
+  opened_machine_unique: number;
+  clicked_human: number;
+  clicked_human_unique: number;
+  clicked_machine: number;
+  clicked_machine_unique: number;
+}
+
+export interface Stats {
+  object: 'stats';
+  from: string;
+  to: string;
+  granularity: 'hour' | 'day';
+  domain_id: string | null;
+  region: string | null;
+  totals: StatsCounts & { delivery_rate: number | null; bounce_rate: number | null; complaint_rate: number | null };
+  data: (StatsCounts & { timestamp: string })[];
 }
 
 export interface EmailSummary {

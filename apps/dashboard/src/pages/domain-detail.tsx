@@ -2,6 +2,7 @@ import { Anchor, Button, Group, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { DnsRecords } from '../components/dns-records';
+import { PausedBanner } from '../components/paused-banner';
 import { Confirm, EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
 import { formatDate } from '../lib/format';
 import { useCanWrite, useTeamId, useTeamMutation, useTeamQuery } from '../lib/queries';
@@ -56,6 +57,7 @@ export function DomainDetailPage() {
           )
         }
       />
+      <PausedBanner domain={domain.data} />
       <ErrorAlert error={verify.error} title="Verification did not start" />
       <ErrorAlert error={rotate.error} title="The DKIM key was not rotated" />
       <Text size="sm" mb="sm">

@@ -3,6 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { DataList } from '../components/data-list';
+import { PausedBanner } from '../components/paused-banner';
 import { EmptyState, ErrorAlert, Mono, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
 import { formatDate } from '../lib/format';
@@ -19,6 +20,9 @@ export function DomainsPage() {
     <>
       <PageHeader title="Domains" description="The domains your team sends from. A domain sends once its DNS records are verified." actions={add} />
       <ErrorAlert error={domains.error} title="The domains could not load" />
+      {domains.data?.data.map((domain) => (
+        <PausedBanner key={domain.id} domain={domain} />
+      ))}
       {domains.data && domains.data.data.length === 0 && (
         <EmptyState title="No domains yet" action={add}>
           Add the domain you send from (for example mail.example.com); Herald shows the DNS records to publish, then verifies them.
@@ -39,7 +43,7 @@ export function DomainsPage() {
                 </Anchor>
               ),
             },
-            { header: 'Status', phone: 'badge', cell: (domain) => <StatusBadge status={domain.status} /> },
+            { header: 'Status', phone: 'badge', cell: (domain) => <StatusBadge status={domain.paused ? 'paused' : domain.status} /> },
             { header: 'Region', phone: 'line', cell: (domain) => <Mono size="xs">{domain.region}</Mono> },
             { header: 'Added', phone: 'line', nowrap: true, cell: (domain) => formatDate(domain.created_at) },
           ]}

@@ -15,6 +15,7 @@ import { EmailFeed1765400000000 } from './1765400000000-email-feed';
 import { EmailApiKey1765500000000 } from './1765500000000-email-api-key';
 import { SuppressionSearch1765501000000 } from './1765501000000-suppression-search';
 import { EngagementFirsts1765510000000 } from './1765510000000-engagement-firsts';
+import { Metrics1765520000000 } from './1765520000000-metrics';
 import { EmailInsights1765530000000 } from './1765530000000-email-insights';
 
 /** Every migration, in order. A new migration is a new file listed here. */
@@ -36,5 +37,6 @@ export const migrations = [
   EmailApiKey1765500000000,
   SuppressionSearch1765501000000,
   EngagementFirsts1765510000000,
+  Metrics1765520000000,
   EmailInsights1765530000000,
 ];

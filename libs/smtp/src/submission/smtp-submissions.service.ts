@@ -37,7 +37,7 @@ const STRIPPED = new Set(['bcc', 'return-path', ...IDEMPOTENCY_HEADERS]);
 const VOLATILE = new Set(['date', 'message-id', ...STRIPPED]);
 const MESSAGE_ID = /^<[^<>\s@]+@[^<>\s@]+>$/;
 /** What MAIL FROM refuses; any other failure there (the database, Redis) is a temporary failure of the check. */
-const MAIL_FROM_REFUSALS = new Set<HeraldErrorCode>(['forbidden_from_domain', 'rate_limit_exceeded']);
+const MAIL_FROM_REFUSALS = new Set<HeraldErrorCode>(['forbidden_from_domain', 'domain_paused', 'rate_limit_exceeded']);
 
 // Every reply comes from SMTP_SUBMISSION_REPLIES, or from smtpReplyFor for a HeraldError.
 const refuse = (reply: SmtpReply): SubmissionResult => ({ ok: false, reply });
