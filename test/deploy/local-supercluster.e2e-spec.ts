@@ -81,7 +81,10 @@ describe('deploy/local/supercluster.sh', () => {
 /** A base port whose client, route, gateway and monitor blocks (base + 0/1000/2000/3000, + 0..12) are all free now. */
 async function freeBlock(): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const base = 30_000 + Math.floor(Math.random() * 20_000);
+    // Below Linux's ephemeral range (32768 and up), where the kernel hands out ports to other
+    // suites' clients and port-0 servers while the script's nodes start (test/run-lanes.mjs runs
+    // two suites at once): a node that loses its port to one never joins.
+    const base = 20_000 + Math.floor(Math.random() * 8_000);
     const ports = [0, 1000, 2000, 3000].flatMap((kind) => [0, 1, 2, 10, 11, 12].map((offset) => base + kind + offset));
     const busy = await Promise.all(ports.map((port) => acceptsConnections(port, 200)));
     if (!busy.some(Boolean)) return base;

@@ -67,11 +67,11 @@ describe('herald all on a NATS supercluster', () => {
       ),
     );
 
-  it("connects each region's worker and webhooks to that region's server", async () => {
+  it("connects each region's worker, webhooks and metrics consumer to that region's server", async () => {
     expect(await connectionsByServer()).toEqual({
-      // api, smtp, and us-east-1's worker and webhooks
-      'us-east-1': ['herald-us-east-1', 'herald-us-east-1', 'herald-us-east-1', 'herald-us-east-1'],
-      'eu-west-1': ['herald-eu-west-1', 'herald-eu-west-1'],
+      // api, smtp, and us-east-1's worker, webhooks and metrics
+      'us-east-1': new Array(5).fill('herald-us-east-1'),
+      'eu-west-1': new Array(3).fill('herald-eu-west-1'),
     });
   });
 
