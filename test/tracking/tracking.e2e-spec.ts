@@ -214,14 +214,20 @@ describe('open and click tracking', () => {
     const events = await eventsCount(id, 6);
     const flags = (type: string) =>
       events.filter((e) => e.type === type).map((e) => [e.data[type === 'email.opened' ? 'open' : 'click'].userAgent, e.data.tracking]);
-    expect(flags('email.opened')).toEqual(
+    // One machine open is the unique one: the first recorded. Hits are answered at once and
+    // committed in groups (two may commit at the same time), so of two opens a few milliseconds
+    // apart either can be recorded first; the count of unique opens is exact either way.
+    const opens = flags('email.opened');
+    expect(opens).toHaveLength(4);
+    expect(opens).toEqual(
       expect.arrayContaining([
         [READER_AGENT, { machine: false, reason: null, unique: true }],
-        ['Mozilla/5.0', { machine: true, reason: 'apple_privacy', unique: true }],
-        ['curl/8.5.0', { machine: true, reason: 'user_agent', unique: false }],
+        ['Mozilla/5.0', { machine: true, reason: 'apple_privacy', unique: expect.any(Boolean) }],
+        ['curl/8.5.0', { machine: true, reason: 'user_agent', unique: expect.any(Boolean) }],
         [READER_AGENT, { machine: false, reason: null, unique: false }],
       ]),
     );
+    expect(events.filter((e) => e.type === 'email.opened' && e.data.tracking.machine && e.data.tracking.unique)).toHaveLength(1);
     expect(flags('email.clicked')).toEqual([
       [READER_AGENT, { machine: false, reason: null, unique: true }],
       [READER_AGENT, { machine: false, reason: null, unique: false }],
