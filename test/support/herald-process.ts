@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { HeraldConfig } from '@herald/config';
+import { freeLoopbackPort } from '@herald/testing';
 
 const BIN = join(__dirname, '..', '..', 'bin', 'herald.js');
 
@@ -24,14 +24,7 @@ export function envOf(config: HeraldConfig, extra: Record<string, string> = {}):
   };
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
+export const freePort = freeLoopbackPort;
 
 /** Runs a one-shot CLI command (`team create`, `key create`, ...) and parses its JSON output. */
 export async function herald(env: NodeJS.ProcessEnv, ...args: string[]): Promise<any> {

@@ -184,11 +184,13 @@ export async function storeEvents(db: Client, events: EmailEventRecord[]): Promi
 export async function publishEvents(config: HeraldConfig, events: EmailEventRecord[], msgIdSuffix = ''): Promise<void> {
   const nc = await connect({ servers: config.NATS_URL });
   try {
-    const js = jetstream(nc);
-    for (let i = 0; i < events.length; i += 500) {
+    // Acks may take seconds on a busy machine (the shared NATS serves the other suites too): a
+    // publish waits up to 30 s for its ack, 200 at a time.
+    const js = jetstream(nc, { timeout: 30_000 });
+    for (let i = 0; i < events.length; i += 200) {
       await Promise.all(
         events
-          .slice(i, i + 500)
+          .slice(i, i + 200)
           .map((e) =>
             js.publish(eventSubject(config.NATS_NAMESPACE, e.region, e.type), JSON.stringify(toHeraldEvent(e)), { msgID: `${e.id}${msgIdSuffix}` }),
           ),

@@ -1,5 +1,6 @@
-import { createServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { freePortOn } from './free-port';
 
 /** How the sink answers, switchable while it runs. */
 export type SinkBehaviour =
@@ -235,30 +236,4 @@ export class MxSink {
 }
 
 /** A port free on every one of the given addresses, for sinks that share one MX port. */
-export async function freeSharedPort(hosts: string[]): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = await listenAndRelease(hosts[0], 0);
-    const others = await Promise.all(
-      hosts.slice(1).map((host) =>
-        listenAndRelease(host, port).then(
-          () => true,
-          () => false,
-        ),
-      ),
-    );
-    if (others.every(Boolean)) return port;
-  }
-  throw new Error(`no port free on all of ${hosts.join(', ')}`);
-}
-
-function listenAndRelease(host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      const address = server.address();
-      const bound = typeof address === 'object' && address ? address.port : port;
-      server.close(() => resolve(bound));
-    });
-  });
-}
+export const freeSharedPort = (hosts: string[]): Promise<number> => freePortOn(hosts);
