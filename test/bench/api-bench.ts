@@ -16,7 +16,7 @@ import './aliases';
 import { join } from 'node:path';
 import { DIST } from './aliases';
 import { load, LoadFigures, LoadSpec, sampleEmail } from './bench-load';
-import { heraldCli, ServerProcess, startBareFastify, startHeraldApi } from './bench-processes';
+import { benchMain, heraldCli, ServerProcess, startBareFastify, startHeraldApi } from './bench-processes';
 import { BenchReport, Durability, printReport, saveReport, TARGETS } from './bench-report';
 import { BenchWorld } from './bench-world';
 import { backgroundLoad } from './cpu-meter';
@@ -165,22 +165,4 @@ async function run(servers: ServerProcess[]): Promise<void> {
   if (options.save) process.stdout.write(`  results: ${saveReport(report)}\n`);
 }
 
-async function main(): Promise<void> {
-  const servers: ServerProcess[] = [];
-  const teardown = async () => {
-    for (const server of servers) await server.stop();
-    await world.cleanup();
-  };
-  // Ctrl-C mid-run still stops the children and removes the schema, keys and streams.
-  process.once('SIGINT', () => void teardown().finally(() => process.exit(130)));
-  try {
-    await run(servers);
-  } finally {
-    await teardown();
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`api-bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-});
+benchMain('api-bench', world, run);

@@ -36,6 +36,25 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * A bench's entry point: `run` starts its servers into the list it is given; they are stopped and
+ * the world cleaned up (schema, keys, streams) afterwards, on Ctrl-C too. A failure sets exit code 1.
+ */
+export function benchMain(name: string, world: { cleanup(): Promise<void> }, run: (servers: ServerProcess[]) => Promise<void>): void {
+  const servers: ServerProcess[] = [];
+  const teardown = async () => {
+    for (const server of servers) await server.stop();
+    await world.cleanup();
+  };
+  process.once('SIGINT', () => void teardown().finally(() => process.exit(130)));
+  run(servers)
+    .finally(teardown)
+    .catch((error: unknown) => {
+      process.stderr.write(`${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    });
+}
+
 function childProcess(child: ChildProcess, url: string): ServerProcess & { exited: Promise<unknown>; stderr: () => string } {
   let stderr = '';
   child.stderr?.on('data', (d) => {

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { TrackingKeys } from '@herald/tracking';
 import { load, LoadFigures, LoadSpec, sampleEmail } from './bench-load';
-import { heraldCli, ServerProcess, startBareFastify, startHeraldApi } from './bench-processes';
+import { benchMain, heraldCli, ServerProcess, startBareFastify, startHeraldApi } from './bench-processes';
 import { cpuLine, saveResults } from './bench-report';
 import { BenchWorld } from './bench-world';
 import { backgroundLoad } from './cpu-meter';
@@ -159,21 +159,4 @@ async function run(servers: ServerProcess[]): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const servers: ServerProcess[] = [];
-  const teardown = async () => {
-    for (const server of servers) await server.stop();
-    await world.cleanup();
-  };
-  process.once('SIGINT', () => void teardown().finally(() => process.exit(130)));
-  try {
-    await run(servers);
-  } finally {
-    await teardown();
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`tracking-bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-});
+benchMain('tracking-bench', world, run);
