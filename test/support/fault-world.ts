@@ -183,11 +183,14 @@ export class FaultWorld {
     return { id: team.id, token, from: `hello@${domain}` };
   }
 
-  /** The usual start of a scenario: api, worker and webhooks roles and a team, side by side. */
-  async startRoles(name: string): Promise<{ team: FaultTeam; api: ApiProcess; worker: WorkerProcess; webhooks: RoleProcess }> {
+  /** The usual start of a scenario: api, worker and webhooks roles (with `extra` settings) and a team, side by side. */
+  async startRoles(
+    name: string,
+    extra: Record<string, string> = {},
+  ): Promise<{ team: FaultTeam; api: ApiProcess; worker: WorkerProcess; webhooks: RoleProcess }> {
     // Settled, not Promise.all: when one start fails, the others still register their process
     // before the scenario's close() runs, or they would outlive the scenario.
-    const started = await Promise.allSettled([this.team(name), this.api(), this.worker(), this.webhooks()] as const);
+    const started = await Promise.allSettled([this.team(name), this.api(extra), this.worker(extra), this.webhooks(extra)] as const);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
     const [team, api, worker, webhooks] = started.map((s) => (s as PromiseFulfilledResult<unknown>).value) as [

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { HeraldConfig } from '@herald/config';
 import { freeLoopbackPort } from '@herald/testing';
 
@@ -44,6 +45,8 @@ export interface ApiProcess {
   /** Resolves with the exit code and signal once the process is gone. */
   exited: Promise<[number | null, NodeJS.Signals | null]>;
   stderr(): string;
+  /** The JSON log lines at level error or above that the process wrote (pino, on stdout). */
+  errorLogs(): string[];
   /** Sends the signal (if still running) and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<[number | null, NodeJS.Signals | null]>;
 }
@@ -73,10 +76,11 @@ export function startAllProcess(env: NodeJS.ProcessEnv, port: number): Promise<A
 async function startServing(command: 'api' | 'all', env: NodeJS.ProcessEnv, port: number, readyTimeoutMs = 45_000): Promise<ApiProcess> {
   const child = spawn(process.execPath, [BIN, command], {
     env: { ...env, API_PORT: String(port), API_HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
+  const errorLogs = collectErrorLogs(child.stdout!);
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + readyTimeoutMs;
@@ -98,9 +102,32 @@ async function startServing(command: 'api' | 'all', env: NodeJS.ProcessEnv, port
     child,
     exited,
     stderr: () => stderr,
+    errorLogs: () => [...errorLogs],
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
+}
+
+/** Pino's level numbers: 50 is error, 60 fatal. */
+const PINO_ERROR = 50;
+
+/** Reads a child's stdout (pino JSON lines) and keeps the last 50 lines at level error or above. */
+function collectErrorLogs(stdout: Readable): string[] {
+  const kept: string[] = [];
+  let partial = '';
+  stdout.setEncoding('utf8');
+  stdout.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.includes('"level":')) continue;
+      const level = Number(/"level":(\d+)/.exec(line)?.[1]);
+      if (level < PINO_ERROR) continue;
+      kept.push(line);
+      if (kept.length > 50) kept.shift();
+    }
+  });
+  return kept;
 }

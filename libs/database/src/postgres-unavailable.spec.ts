@@ -1,4 +1,4 @@
-import { QueryFailedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isPostgresUnreachable, postgresUnavailable } from './postgres-unavailable';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
@@ -13,8 +13,11 @@ describe('isPostgresUnreachable', () => {
     ['a server still starting', withCode('the database system is starting up', '57P03')],
     ['a connection exception', withCode('connection failure', '08006')],
     ['too many connections', withCode('sorry, too many clients already', '53300')],
+    ['a full disk', withCode('could not extend file "base/16384/16439": No space left on device', '53100')],
     ['the same, wrapped by TypeORM', new QueryFailedError('SELECT 1', [], withCode('read ECONNRESET', 'ECONNRESET'))],
     ['a transaction whose connection TypeORM released when it failed', new QueryRunnerProviderAlreadyReleasedError()],
+    ['a statement on a query runner TypeORM released when its connection failed', new QueryRunnerAlreadyReleasedError()],
+    ['a reset socket wrapped as a cause', new Error('could not store the email', { cause: withCode('read ECONNRESET', 'ECONNRESET') })],
   ])('is true for %s', (_name, error) => {
     expect(isPostgresUnreachable(error)).toBe(true);
   });
@@ -24,6 +27,7 @@ describe('isPostgresUnreachable', () => {
     ['a syntax error', withCode('syntax error at or near "SELEC"', '42601')],
     ['a serialization failure', withCode('could not serialize access', '40001')],
     ['a plain bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
+    ['a unique violation wrapped as a cause', new Error('could not store the email', { cause: withCode('duplicate key', '23505') })],
     ['something that is not an error', 'ECONNRESET'],
     ['nothing', null],
   ])('is false for %s', (_name, error) => {

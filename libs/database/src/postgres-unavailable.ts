@@ -8,35 +8,41 @@ const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE'
 
 /**
  * SQLSTATEs that say the server cannot serve now, not that the statement was wrong: class 08
- * (connection exception), 57P01–57P03 (admin or crash shutdown, cannot connect now), 53300
- * (too many connections).
+ * (connection exception), 57P01–57P03 (admin or crash shutdown, cannot connect now), class 53
+ * (insufficient resources: 53100 a full disk, 53200 out of memory, 53300 too many connections).
  */
-const UNAVAILABLE_STATE = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_STATE = /^(08...|57P0[123]|53...)$/;
 
 /** node-pg's own messages for a connection lost or never made (they carry no code). */
 const LOST_CONNECTION =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection unexpectedly ended)/;
 
 /**
- * TypeORM's error for a query on a transaction whose connection it released: it releases the
- * query runner when that connection fails (Postgres crashed or was cut mid-transaction), and the
- * transaction's next statement then throws this instead of a connection error. Seen as a 500 in
- * fault scenario 15 (Postgres killed under load).
+ * TypeORM's errors for a statement on a query runner it released: it releases the runner when its
+ * connection emits an error (Postgres crashed or was cut mid-transaction), and the transaction's
+ * next statement then throws one of these instead of a connection error: from the entity
+ * manager (`...ProviderAlreadyReleased...`) or from the runner's own `query` (`...AlreadyReleased...`).
+ * Seen as 500s in fault scenario 15 (Postgres killed under load).
  */
-const RELEASED_RUNNER = 'QueryRunnerProviderAlreadyReleasedError';
+const RELEASED_RUNNER = new Set(['QueryRunnerProviderAlreadyReleasedError', 'QueryRunnerAlreadyReleasedError']);
+
+/** How deep `isPostgresUnreachable` follows `driverError` and `cause` links. */
+const MAX_CAUSE_DEPTH = 4;
 
 /**
  * True when a query failed because Postgres could not be reached (the pool could not connect, the
  * connection was reset or cut mid-query, the server is shutting down), rather than because of
- * the query. TypeORM wraps the driver's error in `driverError`.
+ * the query. TypeORM wraps the driver's error in `driverError`; our own code may wrap it as a
+ * `cause`; both are followed.
  */
-export function isPostgresUnreachable(error: unknown): boolean {
-  const cause = (error as { driverError?: unknown } | null)?.driverError ?? error;
-  if (!(cause instanceof Error)) return false;
-  if (cause.name === RELEASED_RUNNER) return true;
-  const code = (cause as { code?: unknown }).code;
+export function isPostgresUnreachable(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > MAX_CAUSE_DEPTH) return false;
+  if (RELEASED_RUNNER.has(error.name)) return true;
+  const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (SOCKET_CODES.has(code) || UNAVAILABLE_STATE.test(code))) return true;
-  return LOST_CONNECTION.test(cause.message);
+  if (LOST_CONNECTION.test(error.message)) return true;
+  const { driverError } = error as { driverError?: unknown };
+  return isPostgresUnreachable(driverError, depth + 1) || isPostgresUnreachable(error.cause, depth + 1);
 }
 
 /**

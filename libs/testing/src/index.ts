@@ -13,3 +13,4 @@ export * from './tcp-proxy';
 export * from './reset-socket';
 export * from './scripted-mx';
 export * from './supercluster';
+export * from './small-disk';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { freeLoopbackPort } from './free-port';
+import type { PrivateServerOptions } from './private-postgres';
 import { killServer, spawnServer } from './server-process';
 
 /**
@@ -20,12 +21,14 @@ export interface PrivateNats {
   resume(): void;
   kill(): Promise<void>;
   restart(): Promise<void>;
+  /** Whether JetStream answers its API (within half a second). */
+  jetStreamAnswers(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
-export async function startPrivateNats(): Promise<PrivateNats> {
+export async function startPrivateNats(options: PrivateServerOptions = {}): Promise<PrivateNats> {
   const port = await freeLoopbackPort();
-  const dir = await mkdtemp(join(tmpdir(), 'herald-nats-'));
+  const dir = await mkdtemp(join(options.parentDir ?? tmpdir(), 'herald-nats-'));
   const url = `nats://127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
 
@@ -49,6 +52,7 @@ export async function startPrivateNats(): Promise<PrivateNats> {
       await kill();
       await start();
     },
+    jetStreamAnswers: () => jetStreamAnswers(url),
     stop: async () => {
       child?.kill('SIGCONT');
       await kill();

@@ -27,12 +27,19 @@ export interface PrivatePostgres {
   kill(): Promise<void>;
   /** Kills (if running) and starts the server again on the same port and data. */
   restart(): Promise<void>;
+  /** Whether the postmaster is alive (it can exit by itself, e.g. when recovery fails on a full disk). */
+  running(): boolean;
   stop(): Promise<void>;
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export interface PrivateServerOptions {
+  /** The folder the server's data folder is made in (a `SmallDisk`'s path, say); the OS's temporary folder by default. */
+  parentDir?: string;
+}
+
+export async function startPrivatePostgres(options: PrivateServerOptions = {}): Promise<PrivatePostgres> {
   const port = await freeLoopbackPort();
-  const dir = await mkdtemp(join(tmpdir(), 'herald-pg-'));
+  const dir = await mkdtemp(join(options.parentDir ?? tmpdir(), 'herald-pg-'));
   const data = join(dir, 'data');
   // Postgres refuses to run as root: the suite's servers run as the `postgres` user then.
   const user = process.getuid?.() === 0 ? systemUser('postgres') : null;
@@ -93,6 +100,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       await kill();
       await start();
     },
+    running: () => child !== null && child.exitCode === null && child.signalCode === null,
     stop: async () => {
       signal('SIGCONT');
       await kill();

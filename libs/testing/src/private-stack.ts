@@ -12,8 +12,19 @@ export interface PrivateStack {
   stop(): Promise<void>;
 }
 
-export async function startPrivateStack(): Promise<PrivateStack> {
-  const started = await Promise.allSettled([startPrivatePostgres(), startPrivateRedis(), startPrivateNats()] as const);
+export interface PrivateStackOptions {
+  /** Where Postgres keeps its data (a `SmallDisk`'s path for the disk-full scenario). */
+  postgresDir?: string;
+  /** Where NATS keeps its JetStream store. */
+  natsDir?: string;
+}
+
+export async function startPrivateStack(options: PrivateStackOptions = {}): Promise<PrivateStack> {
+  const started = await Promise.allSettled([
+    startPrivatePostgres({ parentDir: options.postgresDir }),
+    startPrivateRedis(),
+    startPrivateNats({ parentDir: options.natsDir }),
+  ] as const);
   const failed = started.find((s) => s.status === 'rejected');
   if (failed) {
     // The servers that did start must not outlive the failed suite.

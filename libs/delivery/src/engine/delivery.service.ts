@@ -26,7 +26,10 @@ import { DELIVERY_CONFIG, DeliveryConfig } from '../delivery.config';
 /** The Transmitter the engine sends through (SmtpTransmitter in the worker). */
 export const TRANSMITTER = Symbol('TRANSMITTER');
 
+/** A record is tried at least this many times, and for as long as its claim lasts. */
 const RECORD_ATTEMPTS = 5;
+/** The longest wait between two tries of a record. */
+const RECORD_RETRY_MAX_MS = 2_000;
 
 /**
  * The sender pipeline for one send command: claim the email's due recipients, decide each one
@@ -226,15 +229,21 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     for (const jobResults of results) collect.transmitted(jobResults);
   }
 
-  /** A record that cannot be written is retried: the email was (perhaps) sent, so its outcome must not be lost. */
+  /**
+   * A record that cannot be written is retried: the email was (perhaps) sent, so its outcome must
+   * not be lost. It is retried for as long as the claim lasts (Postgres restarting, its disk full):
+   * a record that lands before the claim runs out saves the recipients from being sent again. Once
+   * the claim has run out another attempt may take them over, and the record would apply nothing.
+   */
   private async recordWithRetry(outcome: EmailOutcome): Promise<EmailEventRecord[]> {
+    const giveUpAt = Date.now() + this.config.DELIVERY_CLAIM_SECONDS * 1000;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.records.submit(outcome);
       } catch (error) {
-        if (attempt >= RECORD_ATTEMPTS) throw error;
+        if (attempt >= RECORD_ATTEMPTS && Date.now() >= giveUpAt) throw error;
         this.logger.warn(`recording the outcome of email ${outcome.emailId} failed (attempt ${attempt}): ${(error as Error).message}`);
-        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+        await new Promise((resolve) => setTimeout(resolve, Math.min(RECORD_RETRY_MAX_MS, 250 * 2 ** attempt)));
       }
     }
   }
