@@ -59,6 +59,11 @@ export function crashAfterCommit(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} ${CRASH_AFTER_COMMIT.NODE_OPTIONS}`.trim() };
 }
 
+/** A role whose host clock is `offsetMs` off (ahead when positive): the clock-offset failpoint, preloaded. */
+export function clockOffset(offsetMs: number): Record<string, string> {
+  return { NODE_OPTIONS: `--require ${join(__dirname, 'failpoints', 'clock-offset.js')}`, HERALD_TEST_CLOCK_OFFSET_MS: String(offsetMs) };
+}
+
 /** Starts `herald api` as a real child process (on a free port unless told) and waits until it is ready. */
 export async function startApiProcess(env: NodeJS.ProcessEnv, port?: number, readyTimeoutMs?: number): Promise<ApiProcess> {
   return startServing('api', env, port ?? (await freePort()), readyTimeoutMs);

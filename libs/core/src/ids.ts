@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { heraldClock } from './clock';
 
 /**
  * Resource ids are UUIDs, as Resend's are: version 7 (RFC 9562), whose first 48 bits are the
@@ -8,7 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
  * 30 → 23 µs of Postgres CPU per email. The creation time they reveal is in `created_at` anyway.
  */
 export function newId(): string {
-  const time = Date.now().toString(16).padStart(12, '0');
+  const time = heraldClock.nowMs().toString(16).padStart(12, '0');
   // randomUUID(): xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, its variant bits (y) already RFC 9562's.
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
 }

@@ -6,3 +6,4 @@ export * from './address.parser';
 export * from './group-commit';
 export * from './address-policy';
 export * from './debounced-batch';
+export * from './clock';

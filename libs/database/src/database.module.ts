@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { dataSourceOptions } from './data-source';
+import { ClockSync } from './clock-sync';
 import { PostgresHealth } from './postgres.health';
 import { DATABASE_CONFIG, DatabaseConfig } from './database.config';
 
-/** The Postgres connection of a role. Contexts register their entities with forFeature. */
+/** The Postgres connection of a role, and Herald's clock kept on Postgres's. Contexts register their entities with forFeature. */
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -13,7 +14,7 @@ import { DATABASE_CONFIG, DatabaseConfig } from './database.config';
       useFactory: (config: DatabaseConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true }),
     }),
   ],
-  providers: [PostgresHealth],
-  exports: [PostgresHealth],
+  providers: [PostgresHealth, ClockSync],
+  exports: [PostgresHealth, ClockSync],
 })
 export class DatabaseModule {}

@@ -4,3 +4,4 @@ export * from './keyset-page';
 export * from './postgres.health';
 export * from './transaction';
 export * from './postgres-unavailable';
+export * from './clock-sync';

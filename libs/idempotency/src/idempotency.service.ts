@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { HeraldError } from '@herald/core';
+import { HeraldError, heraldClock } from '@herald/core';
 import { isRedisUnavailable, RedisService, RedisUnavailableError } from '@herald/redis';
 import { IdempotencyRecord, IdempotencyRecords } from './idempotency-records.repository';
 import { IDEMPOTENCY_CONFIG, type IdempotencyConfig } from './idempotency.config';
@@ -48,7 +48,7 @@ export class IdempotencyService {
     // The marker's deadline is counted from now, the request's start, not from when the claim
     // reaches Redis: a claim a partition delivers late (its request long answered 503) holds the
     // key only until then. Its TTL, counted by Redis from the claim, ends it too, whichever is first.
-    const now = Date.now();
+    const now = heraldClock.nowMs();
     const lease: Lease = { scope, requestHash, token: randomUUID(), deadline: now + this.inFlightMs };
     let existing: unknown;
     try {
@@ -150,8 +150,8 @@ export class IdempotencyService {
       statusCode: record.statusCode,
       body: record.response,
     };
-    // The app clock only sets how long the cache copy lives; Postgres judges expiry itself.
-    const remainingMs = record.createdAt.getTime() + this.ttlMs - Date.now();
+    // Herald's clock only sets how long the cache copy lives; Postgres judges expiry itself.
+    const remainingMs = record.createdAt.getTime() + this.ttlMs - heraldClock.nowMs();
     const value = encodeDone(entry.requestHash, entry.statusCode, entry.body);
     if (remainingMs > 0) await this.swap(lease, value, remainingMs);
     else await this.abandon(lease);

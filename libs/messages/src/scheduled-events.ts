@@ -1,5 +1,6 @@
 import type { NewEmail } from './email-record.types';
 import { emailEvent, ONCE_PER_EMAIL, type EmailEventRecord } from './email-events';
+import { heraldClock } from '@herald/core';
 
 /**
  * `email.scheduled` for each scheduled email among `rows`: recorded in the email's history in
@@ -7,7 +8,7 @@ import { emailEvent, ONCE_PER_EMAIL, type EmailEventRecord } from './email-event
  * email and lose the event, then published to its region's events stream once committed (the
  * outbox relay publishes it if that publish is lost).
  */
-export function scheduledEvents(rows: NewEmail[], at: Date = new Date()): EmailEventRecord[] {
+export function scheduledEvents(rows: NewEmail[], at: Date = heraldClock.now()): EmailEventRecord[] {
   return rows
     .filter((r) => r.email.scheduledAt)
     .map((r) =>

@@ -85,6 +85,8 @@ export class MxSink {
   private behaviour: SinkBehaviour = 'accept';
   private readonly rules = new Map<string, RecipientRule>();
   private readonly greylisted = new Set<string>();
+  /** When each recipient was first refused by `greylist` (ms since the epoch), by lower-cased address. */
+  readonly greylistedAt = new Map<string, number>();
   private readonly sockets = new Map<string, Socket>();
   private readonly waiters = new Set<() => void>();
 
@@ -132,6 +134,7 @@ export class MxSink {
     this.behaviour = 'accept';
     this.rules.clear();
     this.greylisted.clear();
+    this.greylistedAt.clear();
     this.messages.length = 0;
     this.received = 0;
     this.connections = 0;
@@ -189,6 +192,7 @@ export class MxSink {
     const pair = `${from.toLowerCase()} ${address.toLowerCase()}`;
     if (this.greylisted.has(pair)) return null;
     this.greylisted.add(pair);
+    this.greylistedAt.set(address.toLowerCase(), Date.now());
     return replyError('450 4.2.0 greylisted, try again later');
   }
 

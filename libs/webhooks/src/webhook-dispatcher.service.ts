@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
-import { GroupCommit, PeriodicJob } from '@herald/core';
+import { GroupCommit, PeriodicJob, heraldClock } from '@herald/core';
 import { type AddressAllowList, addressAllowList } from './endpoint-address';
 import {
   dispatchOptionsFromConfig,
@@ -197,7 +197,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   /** One attempt: sign, POST, record the attempt and the message's new state. */
   private async deliver(message: DueMessage, answered: () => void): Promise<void> {
-    const sentAt = new Date();
+    const sentAt = heraldClock.now();
     const body = JSON.stringify(message.payload);
     const result = await postWebhook({
       endpoint: message.endpoint,
@@ -210,7 +210,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     });
     answered();
     const attempt = message.attempts + 1;
-    const settlement = settle(result, attempt, this.options, new Date());
+    const settlement = settle(result, attempt, this.options, heraldClock.now());
     await this.outcomes.submit({
       message,
       attempt: {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { NatsService, type SendCommand } from '@herald/bus';
-import { addressDomain, GroupCommit, HeraldError, parseAddress, PeriodicJob } from '@herald/core';
+import { addressDomain, GroupCommit, HeraldError, parseAddress, PeriodicJob, heraldClock } from '@herald/core';
 import type { Transaction } from '@herald/database';
 import {
   emailEvent,
@@ -142,7 +142,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
 
   private async claimMany(ids: string[]): Promise<(ClaimedEmail | null)[]> {
     const { claimed, events } = await this.store.claim(ids, this.config.DELIVERY_CLAIM_SECONDS, (emails) =>
-      emails.filter((e) => e.firstClaim).map((e) => emailEvent('email.sent', e, e.to, new Date(), ONCE_PER_EMAIL)),
+      emails.filter((e) => e.firstClaim).map((e) => emailEvent('email.sent', e, e.to, heraldClock.now(), ONCE_PER_EMAIL)),
     );
     this.outbox.publish(events);
     // The same email twice in one group (a duplicate command) is claimed once.

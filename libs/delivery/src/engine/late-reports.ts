@@ -6,6 +6,7 @@ import { isHardBounce } from '../bounce-classification';
 import type { Bounce } from '../delivery.types';
 import { testAddressOutcome } from './test-addresses';
 import { DELIVERY_CONFIG, DeliveryConfig } from '../delivery.config';
+import { heraldClock } from '@herald/core';
 
 /** A report that arrived at the bounce MX (@herald/smtp) for one of our emails. */
 export interface ReceivedReport {
@@ -45,7 +46,7 @@ export class LateReports {
     const only = email.recipients.length === 1 ? email.recipients[0] : null;
     const match = (...candidates: (string | null)[]): string | null =>
       candidates.map((c) => email.recipients.find((r) => r.toLowerCase() === c?.toLowerCase())).find((r) => r !== undefined) ?? only;
-    const now = new Date();
+    const now = heraldClock.now();
     const events: EmailEventRecord[] = [];
     const statuses: LateStatus[] = [];
     const suppress: { address: string; origin: 'bounce' | 'complaint'; reason: string }[] = [];

@@ -15,6 +15,7 @@ import {
 } from '@herald/messages';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy';
 import { TEST_ADDRESS_MX, type TestAddressOutcome } from './test-addresses';
+import { heraldClock } from '@herald/core';
 
 /** A recipient given back unstarted (the worker is stopping) is tried again this soon, unless told when. */
 const NOT_ATTEMPTED_RETRY_MS = 5_000;
@@ -41,7 +42,7 @@ export class OutcomeCollector {
   private readonly updates: RecipientUpdate[] = [];
   private readonly pending: Pending[] = [];
   private readonly byAddress: Map<string, ClaimedRecipient>;
-  private readonly now = new Date();
+  private readonly now = heraldClock.now();
 
   constructor(
     private readonly email: ClaimedEmail,
@@ -123,7 +124,7 @@ export class OutcomeCollector {
   }
 
   finish(): EmailOutcome {
-    const at = Date.now();
+    const at = heraldClock.nowMs();
     const ordered = [...this.pending].sort((a, b) => EVENT_ORDER.indexOf(a.type) - EVENT_ORDER.indexOf(b.type));
     const events: EmailEventRecord[] = ordered.map((p, i) => emailEvent(p.type, this.email, p.recipients, new Date(at + i), p.seed, p.extra));
     return { emailId: this.email.id, token: this.email.token, updates: this.updates, events };

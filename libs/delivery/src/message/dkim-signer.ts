@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { heraldClock } from '@herald/core';
 
 export interface DkimSigningKey {
   /** The d= domain: the sending domain, so DMARC aligns with From. */
@@ -66,7 +67,7 @@ export async function signDkim(message: Buffer, key: DkimSigningKey): Promise<Bu
   names.push('from');
 
   const bodyHash = createHash('sha256').update(relaxedBody(body)).digest('base64');
-  const timestamp = Math.floor(Date.now() / 1000);
+  const timestamp = Math.floor(heraldClock.nowMs() / 1000);
   const tagLines = foldTags([
     ...['v=1;', 'a=rsa-sha256;', 'c=relaxed/relaxed;', `d=${key.domainName};`, `s=${key.selector};`, `t=${timestamp};`],
     // RFC 6376 §3.5: h= may be folded after any of its colons

@@ -2,6 +2,7 @@ import type { DeliveryJob, RecipientOutcome, RecipientResult } from '../delivery
 import { AddressPool, type AddressPoolOptions, type Lease } from './address-pool';
 import { DestinationHealth, type DestinationHealthOptions, type Suspension } from './destination-health';
 import type { MxHost } from './mx-resolver';
+import { heraldClock } from '@herald/core';
 
 export interface DestinationOptions extends AddressPoolOptions, DestinationHealthOptions {
   /** SMTP transactions at once (and connections per MX address). */
@@ -102,7 +103,7 @@ export class Destination {
     if (suspension) return Promise.resolve(suspended(job, suspension));
     if (this.queue.length >= this.options.queueLimit) {
       const drainMs = (this.queue.length / this.concurrency()) * this.transactionMs;
-      const notBefore = new Date(Date.now() + Math.min(Math.max(drainMs, MIN_REQUEUE_MS), this.options.backoffMaxMs));
+      const notBefore = new Date(heraldClock.nowMs() + Math.min(Math.max(drainMs, MIN_REQUEUE_MS), this.options.backoffMaxMs));
       return Promise.resolve(deferAll(job, QUEUE_FULL_REPLY, null, { notAttempted: true, notBefore }));
     }
     return new Promise((resolve) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { batchRequestSchema } from './send-request.schema';
 import { validateEmail } from './send-request.validator';
 import { accept, reject, type NormalizedEmail, type SendLimits, type Validated } from './validation.types';
-import { HeraldError } from '@herald/core';
+import { HeraldError, heraldClock } from '@herald/core';
 import { fromZod } from './validated.zod';
 
 export type BatchValidationMode = 'strict' | 'permissive';
@@ -17,7 +17,7 @@ const envelopes = new WeakMap<SendLimits, ReturnType<typeof batchRequestSchema<z
 export function validateBatchRequest(
   body: unknown,
   limits: SendLimits,
-  now: Date = new Date(),
+  now: Date = heraldClock.now(),
 ): Validated<{ results: Validated<NormalizedEmail>[] }> {
   let envelope = envelopes.get(limits);
   if (!envelope) envelopes.set(limits, (envelope = batchRequestSchema(limits, z.unknown())));

@@ -3,6 +3,7 @@ import { documentedAs, jsonBody, pageQuerySchema, type PageRequest, required } f
 import { parseScheduledAt } from './scheduled-at.parser';
 import { accept, type SendLimits, type Validated } from './validation.types';
 import { fromZod, relay } from './validated.zod';
+import { heraldClock } from '@herald/core';
 
 /** The body of PATCH /emails/:id: only `scheduled_at` can change; other fields are ignored, as on send. */
 export const updateEmailBody = (limits: SendLimits, now: Date) =>
@@ -17,7 +18,7 @@ export const updateEmailBody = (limits: SendLimits, now: Date) =>
     }),
   ).meta({ example: { scheduled_at: 'in 2 hours' } });
 
-export function validateUpdateEmailRequest(body: unknown, limits: SendLimits, now: Date = new Date()): Validated<{ scheduledAt: Date }> {
+export function validateUpdateEmailRequest(body: unknown, limits: SendLimits, now: Date = heraldClock.now()): Validated<{ scheduledAt: Date }> {
   const parsed = fromZod(updateEmailBody(limits, now).safeParse(body));
   return parsed.ok ? accept({ scheduledAt: parsed.value.scheduled_at }) : parsed;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeraldError } from '@herald/core';
+import { HeraldError, heraldClock } from '@herald/core';
 import { uniqueRecipients } from './recipients.validator';
 import { parseScheduledAt } from './scheduled-at.parser';
 import { sendEmailSchema, type SendContext } from './send-request.schema';
@@ -15,7 +15,7 @@ import { fromZod } from './validated.zod';
 
 type Fields = z.output<ReturnType<typeof sendEmailSchema>>;
 
-export function validateSendRequest(body: unknown, limits: SendLimits, now: Date = new Date()): Validated<NormalizedEmail> {
+export function validateSendRequest(body: unknown, limits: SendLimits, now: Date = heraldClock.now()): Validated<NormalizedEmail> {
   return validateEmail(body, limits, now, 'email');
 }
 
