@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { startPrivateStack, type MxSink, type PrivateStack } from '@herald/testing';
+import { expectLedger, printLedger, settleLedger } from '../support/fault-ledger';
+import { sendAll } from '../support/fault-load';
+import { FaultWorld, type FaultTeam } from '../support/fault-world';
+import { waitUntil } from '../support/worker-process';
+
+/**
+ * Scenario 20, the soak: `npm run soak` (not part of `npm test`). Herald's api, worker and
+ * webhooks roles on a private stack take a keyed open-loop load at 60% of the delivery capacity
+ * measured at its start, for SOAK_MINUTES (30), while a fault from scenarios 1–16 is injected at
+ * random every SOAK_FAULT_EVERY_S (120 s) and healed. At the end it prints the ledger, the p99
+ * accept-to-delivered of each 5-minute window (by when the email was accepted) and the resident
+ * memory of every role process at its start and end; it fails on any loss, any duplicate beyond
+ * what the faults may cost, any webhook event missing or twice, a p99 drift over 2×, or a role
+ * process that lived 10 minutes growing by more than 10%.
+ */
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
+const FAULT_EVERY_MS = Number(process.env.SOAK_FAULT_EVERY_S ?? 120) * 1000;
+const LOAD_SHARE = Number(process.env.SOAK_LOAD_SHARE ?? 0.6);
+const WINDOW_MS = Number(process.env.SOAK_WINDOW_MINUTES ?? 5) * 60_000;
+/** Clients sending at once at most: past it, the open loop counts the sends it could not start. */
+const MAX_IN_FLIGHT = 64;
+/** How long a process lives before its memory counts as warmed up, and how long it must live to be judged. */
+const WARM_MS = 2 * 60_000;
+const JUDGED_LIFETIME_MS = 10 * 60_000;
+
+jest.setTimeout((MINUTES + 15) * 60_000);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Send {
+  key: string;
+  to: string;
+  id?: string;
+  acceptedAt?: number;
+}
+
+interface RoleSample {
+  role: string;
+  pid: number;
+  startedAt: number;
+  samples: { at: number; rssMiB: number }[];
+}
+
+function rssMiB(pid: number): number | null {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return kb ? Math.round(Number(kb[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+function p99(values: number[]): number {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+}
+
+describe('soak (scenario 20): keyed load at 60% of capacity with random faults', () => {
+  let stack: PrivateStack;
+  let world: FaultWorld;
+
+  beforeAll(async () => {
+    stack = await startPrivateStack();
+  });
+  afterAll(async () => {
+    await world?.close();
+    await stack?.stop();
+  });
+
+  it(`runs ${MINUTES} minutes without losing or doubling mail, with bounded latency drift and memory`, async () => {
+    world = await FaultWorld.start(stack);
+    const domains = ['a.soak.test', 'b.soak.test', 'c.soak.test'];
+    const sinks: MxSink[] = [];
+    for (const domain of domains) sinks.push(await world.sink(domain));
+    const started = await Promise.all([world.team('soak'), world.api(), world.worker(), world.webhooks()]);
+    const team: FaultTeam = started[0];
+    const roles: Record<'api' | 'worker' | 'webhooks', { pid: number; stop(signal?: NodeJS.Signals): Promise<unknown> }> = {
+      api: { pid: started[1].child.pid!, stop: (s) => started[1].stop(s) },
+      worker: { pid: started[2].pid, stop: (s) => started[2].stop(s) },
+      webhooks: { pid: started[3].child.pid!, stop: (s) => started[3].stop(s) },
+    };
+    const memory: RoleSample[] = [];
+    const track = (role: string, pid: number) => memory.push({ role, pid, startedAt: Date.now(), samples: [] });
+    for (const [role, process] of Object.entries(roles)) track(role, process.pid);
+    const receivedAt = (address: string) => {
+      for (const sink of sinks) {
+        const message = sink.messages.find((m) => m.recipients.includes(address));
+        if (message) return message.receivedAt;
+      }
+      return null;
+    };
+
+    // Capacity: a burst through the batch API, timed until the sinks have it all.
+    const burst = Array.from({ length: 1_500 }, (_, n) => `cap${n}@${domains[n % domains.length]}`);
+    const burstStart = Date.now();
+    const burstAccepted = await sendAll(world, team, burst);
+    await waitUntil('the capacity burst delivered', () => sinks.reduce((n, s) => n + s.messages.length, 0) >= burst.length, 300_000, 200);
+    const capacity = burst.length / ((Date.now() - burstStart) / 1000);
+    const rate = Math.max(1, Math.round(capacity * LOAD_SHARE));
+
+    // The open loop: `rate` keyed sends a second, each retried with its key until answered 200.
+    const sends: Send[] = [];
+    let running = true;
+    let inFlight = 0;
+    let notStarted = 0;
+    let sequence = 0;
+    const statuses: Record<number, number> = {};
+    const send = async (s: Send) => {
+      inFlight++;
+      try {
+        while (!s.id) {
+          const body = { from: team.from, to: s.to, subject: s.key, text: 'soak' };
+          const reply = await world.call(team.token, 'POST', '/emails', body, { 'idempotency-key': s.key }, 10_000);
+          statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
+          if (reply.status === 200) {
+            s.id = reply.body.id;
+            s.acceptedAt = Date.now();
+          } else await sleep(reply.status === 0 ? 500 : 200);
+        }
+      } finally {
+        inFlight--;
+      }
+    };
+    const clients: Promise<void>[] = [];
+    const ticker = setInterval(() => {
+      if (!running) return;
+      for (let i = 0; i < rate / 10; i++) {
+        if (inFlight >= MAX_IN_FLIGHT) {
+          notStarted++;
+          continue;
+        }
+        const s: Send = { key: randomUUID(), to: `s${sequence}@${domains[sequence++ % domains.length]}` };
+        sends.push(s);
+        clients.push(send(s));
+      }
+    }, 100);
+    const sampler = setInterval(() => {
+      for (const entry of memory) {
+        const rss = rssMiB(entry.pid);
+        if (rss !== null) entry.samples.push({ at: Date.now(), rssMiB: rss });
+      }
+    }, 15_000);
+
+    // The faults: each injected, held, healed; `mayRepeat` counts what each may send twice.
+    let mayRepeat = 0;
+    const sendingNow = async () =>
+      (await world.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM email_recipients WHERE status = 'sending'`)).rows[0].n;
+    const restart = async (role: 'api' | 'worker') => {
+      await roles[role].stop('SIGKILL');
+      const next = role === 'api' ? await world.api() : await world.worker();
+      roles[role] =
+        role === 'api' ? { pid: next.child.pid!, stop: (s) => next.stop(s) } : { pid: (next as { pid: number }).pid, stop: (s) => next.stop(s) };
+      track(role, roles[role].pid);
+    };
+    const faults: Record<string, () => Promise<void>> = {
+      'kill -9 the worker (1)': async () => {
+        mayRepeat += await sendingNow();
+        await restart('worker');
+      },
+      'kill -9 the API (2)': () => restart('api'),
+      'NATS killed for 3 s (4)': async () => {
+        await stack.nats.kill();
+        await sleep(3_000);
+        await stack.nats.restart();
+      },
+      'API cut from Postgres for 3 s (5)': async () => {
+        world.proxies['api.postgres'].set('blackhole');
+        await sleep(3_000);
+        world.proxies['api.postgres'].heal();
+      },
+      'worker cut from NATS for 5 s (5)': async () => {
+        world.proxies['worker.nats'].set('blackhole');
+        await sleep(5_000);
+        world.proxies['worker.nats'].heal();
+      },
+      'an MX greylisting for 20 s (8)': async () => {
+        sinks[0].behave('greylist');
+        await sleep(20_000);
+        sinks[0].behave('accept');
+      },
+      'the worker frozen for 8 s (11)': async () => {
+        mayRepeat += await sendingNow();
+        process.kill(roles.worker.pid, 'SIGSTOP');
+        await sleep(8_000);
+        process.kill(roles.worker.pid, 'SIGCONT');
+      },
+      'the webhook receiver answering 503 for 20 s (13)': async () => {
+        world.receiver.answer(`/${team.id}`, () => 503);
+        await sleep(20_000);
+        world.receiver.answer(`/${team.id}`, () => 200);
+      },
+      'Redis restarted empty (14)': () => stack.redis.restart(),
+      'Postgres killed for 3 s (15)': async () => {
+        mayRepeat += await sendingNow();
+        await stack.postgres.kill();
+        await sleep(3_000);
+        await stack.postgres.restart();
+        await world.reconnectDb();
+      },
+    };
+    const injected: { at: number; fault: string }[] = [];
+    const loadStart = Date.now();
+    const end = loadStart + MINUTES * 60_000;
+    while (Date.now() + FAULT_EVERY_MS / 2 < end) {
+      await sleep(Math.min(FAULT_EVERY_MS * (0.5 + Math.random()), Math.max(0, end - Date.now())));
+      if (Date.now() >= end) break;
+      const names = Object.keys(faults);
+      const fault = names[Math.floor(Math.random() * names.length)];
+      injected.push({ at: Math.round((Date.now() - loadStart) / 1000), fault });
+      await faults[fault]();
+    }
+    await sleep(Math.max(0, end - Date.now()));
+    running = false;
+    clearInterval(ticker);
+    await Promise.all(clients);
+    clearInterval(sampler);
+
+    const accepted = new Map<string, string[]>([...burstAccepted, ...sends.filter((s) => s.id).map((s) => [s.id!, [s.to]] as [string, string[]])]);
+    const ledger = await settleLedger({ db: world.db, accepted, sinks, webhooks: { receiver: world.receiver, teamId: team.id } }, 180_000);
+
+    const windows = new Map<number, number[]>();
+    for (const s of sends) {
+      const at = s.acceptedAt && receivedAt(s.to);
+      if (!s.acceptedAt || !at) continue;
+      const window = Math.floor((s.acceptedAt - loadStart) / WINDOW_MS);
+      windows.set(window, [...(windows.get(window) ?? []), Math.max(0, at - s.acceptedAt)]);
+    }
+    const p99s = [...windows.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([window, latencies]) => ({ window, emails: latencies.length, p99Ms: p99(latencies) }));
+    const full = p99s.filter((w) => (w.window + 1) * WINDOW_MS <= MINUTES * 60_000);
+    const drift = full.length ? Math.max(...full.map((w) => w.p99Ms)) / Math.max(1, Math.min(...full.map((w) => w.p99Ms))) : NaN;
+    const memoryRows = memory.map((m) => {
+      const warm = m.samples.find((s) => s.at - m.startedAt >= WARM_MS);
+      const last = m.samples[m.samples.length - 1];
+      const lived = (last?.at ?? m.startedAt) - m.startedAt;
+      return {
+        role: m.role,
+        pid: m.pid,
+        livedMin: Math.round(lived / 6_000) / 10,
+        startMiB: m.samples[0]?.rssMiB ?? null,
+        warmMiB: warm?.rssMiB ?? null,
+        endMiB: last?.rssMiB ?? null,
+        growth: warm && last && lived >= JUDGED_LIFETIME_MS ? Math.round(((last.rssMiB - warm.rssMiB) / warm.rssMiB) * 1000) / 10 : null,
+      };
+    });
+
+    printLedger(
+      `20 soak: ${MINUTES} min at ${rate} emails/s (${LOAD_SHARE * 100}% of a measured ${Math.round(capacity)}/s), ${sends.length} keyed sends (${notStarted} not started: ${MAX_IN_FLIGHT} in flight), answers ${JSON.stringify(statuses)}; faults ${JSON.stringify(injected)}`,
+      ledger,
+      mayRepeat,
+    );
+    // eslint-disable-next-line no-console
+    console.log(
+      [
+        `p99 accept→delivered by ${WINDOW_MS / 60_000}-minute window (drift ${drift.toFixed(2)}×):`,
+        ...p99s.map((w) => `  window ${w.window}: ${w.emails} emails, p99 ${w.p99Ms} ms`),
+        'resident memory (MiB) per role process: start / warm (after 2 min) / end, growth from warm:',
+        ...memoryRows.map(
+          (m) =>
+            `  ${m.role} pid ${m.pid} (${m.livedMin} min): ${m.startMiB} / ${m.warmMiB} / ${m.endMiB}${m.growth === null ? '' : `, ${m.growth}%`}`,
+        ),
+      ].join('\n'),
+    );
+
+    expectLedger(ledger, mayRepeat);
+    if (full.length >= 2) expect(drift).toBeLessThan(2);
+    for (const m of memoryRows) if (m.growth !== null) expect(m.growth).toBeLessThan(10);
+  });
+});
