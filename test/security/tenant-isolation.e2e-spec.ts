@@ -167,7 +167,7 @@ describe('tenant isolation: every route, every key kind', () => {
       id: randomUUID(),
       teamId: team.teamId,
       type: 'email.sent',
-      payload: { type: 'email.sent', data: { email_id: emailId } },
+      payload: { type: 'email.sent', created_at: new Date().toISOString(), data: { email_id: emailId } },
     });
     const eventId = (await ok('GET', `/webhooks/${webhookId}/events`)).data[0].id;
     const suppressedEmail = `${label}-${randomUUID().slice(0, 8)}@customers.example`;
