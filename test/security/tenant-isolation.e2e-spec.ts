@@ -302,6 +302,27 @@ describe('tenant isolation: every route, every key kind', () => {
     }
   });
 
+  it("keeps Idempotency-Keys per team: B reusing A's key never gets A's saved answer", async () => {
+    const key = `order-${randomUUID()}`;
+    const body = email(a.team.from('orders'));
+    const first = await call(api.url, a.team.token, 'POST', '/emails', body, { 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    // The same key and the very same body from team B: judged as B's own request (A's domain: 403), not replayed.
+    const same = await call(api.url, b.team.token, 'POST', '/emails', body, { 'idempotency-key': key });
+    expect({ status: same.status, name: same.body.name }).toEqual({ status: 403, name: 'validation_error' });
+    expect(JSON.stringify(same.body)).not.toContain(first.body.id);
+    for (const [kind, token] of keys.filter((k) => k.kind !== 'full' && k.token).map((k) => [k.kind, k.token!])) {
+      const replay = await call(api.url, token, 'POST', '/emails', body, { 'idempotency-key': key });
+      expect({ kind, status: replay.status }).toEqual({ kind, status: 403 });
+    }
+    // The same key with B's own email: a new email of B's, not a conflict with A's request.
+    const own = await call(api.url, b.team.token, 'POST', '/emails', email(b.team.from('orders')), { 'idempotency-key': key });
+    expect(own.status).toBe(200);
+    expect(own.body.id).not.toBe(first.body.id);
+    // A's replay is still A's.
+    expect((await call(api.url, a.team.token, 'POST', '/emails', body, { 'idempotency-key': key })).body.id).toBe(first.body.id);
+  });
+
   it("never lets a key into the dashboard's routes, team A's or any other", async () => {
     const routes = routerTable(api.app.getHttpAdapter().getInstance() as unknown as FastifyInstance).filter(
       (route) => route.includes(' /dashboard/api/') && !route.startsWith('head ') && !route.endsWith('*') && !PUBLIC_DASHBOARD_ROUTES.includes(route),
