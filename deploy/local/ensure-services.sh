@@ -6,12 +6,22 @@
 # deploy/local/stop-services.sh). A service on another host is only checked. Then the database
 # named in DATABASE_URL is created if it is missing.
 #
+# On a fresh machine, a server that has to be started here but is not installed is installed
+# first: as root with apt-get (the packages in one command, then the script goes on); as another
+# user the script stops and prints the one command to run. A service that answers, or one on
+# another host, never causes an install.
+#
 # Idempotent and silent when everything answers (a few milliseconds). Each variable comes from
-# the environment, else from .env in the project root, else Herald's default.
+# the environment, else from .env in the project root, else Herald's default. For tests (and odd
+# machines): HERALD_APT_GET is the installer to run instead of apt-get, HERALD_DATA_DIR the folder
+# of the private instances instead of .data, HERALD_POSTGRES_LIB where the PostgreSQL versions
+# are installed instead of Debian's /usr/lib/postgresql.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-DATA="$ROOT/.data"
+DATA="${HERALD_DATA_DIR:-$ROOT/.data}"
+PG_LIB="${HERALD_POSTGRES_LIB:-/usr/lib/postgresql}"
+APT_GET="${HERALD_APT_GET:-apt-get}"
 
 say() { printf 'ensure-services: %s\n' "$*"; }
 die() { printf 'ensure-services: %s\n' "$*" >&2; exit 1; }
@@ -107,7 +117,7 @@ tail_log() { # file [bytes to skip]: shows what this run added to a log
 # /usr/bin ones are wrapper scripts that fail when no client version is installed), else the one
 # on PATH if it runs.
 pg_tool() { # name
-  local candidates=(/usr/lib/postgresql/*/bin/"$1") i
+  local candidates=("$PG_LIB"/*/bin/"$1") i
   for ((i = ${#candidates[@]} - 1; i >= 0; i--)); do
     [[ -x ${candidates[i]} ]] && { printf '%s' "${candidates[i]}"; return 0; }
   done
@@ -129,7 +139,7 @@ pg_up() { pg_state; }
 pg_bindir() { # the server binaries, preferring the version the data folder was made with
   local want='' d
   [[ -f $DATA/postgres/data/PG_VERSION ]] && want=$(<"$DATA/postgres/data/PG_VERSION")
-  for d in ${PG_BIN:-} ${want:+/usr/lib/postgresql/$want/bin} $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -rV); do
+  for d in ${PG_BIN:-} ${want:+$PG_LIB/$want/bin} $(printf '%s\n' "$PG_LIB"/*/bin | sort -rV); do
     [[ -x $d/initdb && -x $d/pg_ctl && -x $d/postgres ]] && { printf '%s' "$d"; return 0; }
   done
   d=$(command -v pg_ctl 2>/dev/null) || return 1
@@ -324,6 +334,88 @@ ensure_nats() {
   nats_up || start_nats
 }
 
+# ------------------------------------------------------------------- programs (a fresh machine)
+
+# The Debian packages of the servers this run will have to start and cannot: a server binary is
+# looked for first (cheap); only when it is missing is its service asked whether it answers.
+missing_packages() {
+  local rc server=0
+  if ! pg_bindir >/dev/null && is_loopback "$PG_HOST"; then
+    rc=0
+    pg_state || rc=$?
+    ((rc == 2)) && { echo postgresql-15; server=1; }
+  fi
+  # psql checks that the database exists; the server package brings it along.
+  if ((server == 0)) && [[ -n $PG_DB && $PG_DB != postgres ]] && ! pg_tool psql >/dev/null; then echo postgresql-client-15; fi
+  if ! command -v redis-server >/dev/null && is_loopback "$REDIS_HOST"; then
+    rc=0
+    redis_ping >/dev/null || rc=$?
+    ((rc == 2)) && echo redis-server
+  fi
+  if ! command -v nats-server >/dev/null && is_loopback "$NATS_HOST"; then
+    rc=0
+    nats_info || rc=$?
+    ((rc == 2)) && echo nats-server
+  fi
+  return 0
+}
+
+# Debian starts a package's service as it installs it (where systemd runs). Two of them would
+# stand in Herald's way on its default ports: the nats-server unit runs without JetStream, and
+# postgresql-15 creates a cluster `main` on 5432 that asks for passwords. Only what this install
+# created is undone; Herald's own private instances take their place.
+after_install() { # packages... ; HAD_PG_MAIN says whether a cluster 15/main existed before
+  local pkg
+  for pkg in "$@"; do
+    case $pkg in
+      nats-server)
+        if command -v systemctl >/dev/null && systemctl is-active --quiet nats-server 2>/dev/null; then
+          systemctl disable --now nats-server >/dev/null 2>&1 &&
+            say "stopped and disabled the nats-server service the package started (it runs without JetStream); Herald starts its own"
+        fi
+        ;;
+      postgresql-15)
+        if ((HAD_PG_MAIN == 0)) && [[ -d /etc/postgresql/15/main ]] && command -v pg_dropcluster >/dev/null &&
+          [[ $(sed -nE 's/^[[:space:]]*port[[:space:]]*=[[:space:]]*([0-9]+).*/\1/p' /etc/postgresql/15/main/postgresql.conf) == "$PG_PORT" ]]; then
+          pg_dropcluster --stop 15 main >/dev/null 2>&1 &&
+            say "removed the empty cluster 15/main the package created on port $PG_PORT (it asks for passwords); Herald starts its own in .data/postgres"
+        fi
+        ;;
+    esac
+  done
+}
+
+ensure_programs() {
+  local pkgs log
+  read -r -a pkgs <<<"$(missing_packages | tr '\n' ' ')"
+  ((${#pkgs[@]} == 0)) && return 0
+  local command="apt-get install -y ${pkgs[*]}"
+  if ((EUID != 0)); then
+    if command -v apt-get >/dev/null || [[ -n ${HERALD_APT_GET:-} ]]; then
+      die "${pkgs[*]} must be installed to start the services Herald needs on this machine, and only root can install them. Run: sudo $command"
+    fi
+    die "${pkgs[*]} must be installed to start the services Herald needs on this machine (Debian: $command; macOS: brew install postgresql@15 redis nats-server), or point DATABASE_URL, REDIS_URL and NATS_URL at running servers"
+  fi
+  command -v "$APT_GET" >/dev/null ||
+    die "${pkgs[*]} must be installed to start the services Herald needs, and there is no apt-get here: install them with this system's package manager, or point DATABASE_URL, REDIS_URL and NATS_URL at running servers"
+  take_lock
+  read -r -a pkgs <<<"$(missing_packages | tr '\n' ' ')" # another run may have installed them meanwhile
+  ((${#pkgs[@]} == 0)) && return 0
+  HAD_PG_MAIN=0
+  [[ -d /etc/postgresql/15/main ]] && HAD_PG_MAIN=1
+  log="$DATA/apt-get.log"
+  say "installing ${pkgs[*]} (apt-get, as root; the log is in $log)"
+  local install=("$APT_GET" install -y --no-install-recommends "${pkgs[@]}")
+  if ! DEBIAN_FRONTEND=noninteractive "${install[@]}" >"$log" 2>&1 9>&-; then
+    # A fresh machine's package lists may be empty or stale.
+    { DEBIAN_FRONTEND=noninteractive "$APT_GET" update && DEBIAN_FRONTEND=noninteractive "${install[@]}"; } >>"$log" 2>&1 9>&- ||
+      { tail_log "$log"; die "apt-get could not install ${pkgs[*]}; see $log"; }
+  fi
+  after_install "${pkgs[@]}"
+  hash -r
+  PG_ISREADY=unknown
+}
+
 # ---------------------------------------------------------------------------------------- main
 
 DATABASE_URL=$(setting DATABASE_URL postgres://postgres@127.0.0.1:5432/herald)
@@ -345,6 +437,7 @@ NATS_FIRST=${NATS_FIRST#"${NATS_FIRST%%[![:space:]]*}"}
 parse_url "$NATS_FIRST" 4222
 NATS_HOST=$U_HOST NATS_PORT=$U_PORT NATS_USER=$U_USER NATS_PASS=$U_PASS
 
+ensure_programs
 ensure_postgres
 ensure_redis
 ensure_nats

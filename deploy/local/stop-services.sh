@@ -3,10 +3,11 @@
 # Services it did not start (the machine's own, a remote server) are never touched: every
 # process is found through a pid file inside .data and checked to be that service before the
 # signal. With --purge it also deletes .data/<service> (the private databases and streams).
+# HERALD_DATA_DIR and HERALD_POSTGRES_LIB as in ensure-services.sh.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-DATA="$ROOT/.data"
+DATA="${HERALD_DATA_DIR:-$ROOT/.data}"
 PURGE=0
 case "${1:-}" in
   '') ;;
@@ -19,7 +20,7 @@ say() { printf 'stop-services: %s\n' "$*"; }
 stop_postgres() {
   local data="$DATA/postgres/data" bin='' d owner
   [[ -f $data/postmaster.pid ]] || return 0
-  for d in ${PG_BIN:-} /usr/lib/postgresql/$(<"$data/PG_VERSION")/bin; do
+  for d in ${PG_BIN:-} ${HERALD_POSTGRES_LIB:-/usr/lib/postgresql}/$(<"$data/PG_VERSION")/bin; do
     [[ -x $d/pg_ctl ]] && { bin=$d; break; }
   done
   [[ -n $bin ]] || bin=$(dirname "$(readlink -f "$(command -v pg_ctl)")")

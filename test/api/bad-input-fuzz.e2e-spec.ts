@@ -1,18 +1,29 @@
 import fc from 'fast-check';
 import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { OpenApiDocument } from '../support/openapi-document';
 
 jest.setTimeout(120_000);
 
 const RUNS = 200;
 
-/** The API's writable endpoints: each gets generated bad input in its body. */
+/**
+ * The API's endpoints that take a body (every route of /openapi.json with a requestBody, which
+ * the first test checks): each gets generated bad input in its body. `{id}` is one of the team's
+ * own resources of that kind, so the body is judged rather than the id refused.
+ */
 const ENDPOINTS: [method: string, path: string][] = [
   ['POST', '/emails'],
   ['POST', '/emails/batch'],
+  ['PATCH', '/emails/{id}'],
   ['POST', '/domains'],
+  ['PATCH', '/domains/{id}'],
   ['POST', '/webhooks'],
+  ['PATCH', '/webhooks/{id}'],
   ['POST', '/suppressions'],
+  ['POST', '/suppressions/batch/add'],
+  ['POST', '/suppressions/batch/remove'],
   ['POST', '/api-keys'],
+  ['PATCH', '/api-keys/{id}'],
 ];
 
 /** Bodies near the schemas (right field names, wrong types and shapes), and anything JSON at all. */
@@ -55,21 +66,55 @@ const body = fc.oneof(nearSchema, fc.array(nearSchema, { maxLength: 4 }), fc.jso
 /**
  * Security (issue 17): bad input on every writable endpoint, generated with fast-check. Every
  * reply is a clear 4xx JSON error with a name and a message (or a 200 for the rare input that is
- * valid), never a 5xx; and the API stays up.
+ * valid), never a 5xx; nothing refused is stored; and the API stays up.
  */
 describe('bad input at the REST edge (fast-check)', () => {
   let api: TestApi;
   let team: TestTeam;
+  let document: OpenApiDocument;
+  /** The team's own resource of each kind, by the path's first segment. */
+  const ids: Record<string, string> = {};
 
   beforeAll(async () => {
     api = await startTestApi();
     team = await api.team();
+    document = new OpenApiDocument((await call(api.url, null, 'GET', '/openapi.json')).body);
+    const create = async (path: string, body: unknown) => (await call(api.url, team.token, 'POST', path, body)).body.id as string;
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    ids.emails = await create('/emails', { from: team.from(), to: 'a@example.com', subject: 'Later', text: 'x', scheduled_at: later });
+    ids.domains = team.domainId;
+    ids.webhooks = await create('/webhooks', { endpoint: 'https://example.com/fuzz', events: ['email.sent'] });
+    ids['api-keys'] = await create('/api-keys', { name: 'fuzzed' });
+    for (const id of Object.values(ids)) expect(id).toEqual(expect.any(String));
   });
   afterAll(async () => {
     await api?.close();
   });
 
-  it.each(ENDPOINTS)('%s %s answers generated bad input with a 4xx JSON error, never a 5xx', async (method, path) => {
+  /** What the team has: every list, and each resource the PATCH routes would change. */
+  async function stored(): Promise<unknown[]> {
+    const paths = [
+      '/emails',
+      '/domains',
+      '/webhooks',
+      '/suppressions',
+      '/api-keys',
+      ...['emails', 'domains', 'webhooks'].map((kind) => `/${kind}/${ids[kind]}`),
+    ];
+    return Promise.all(paths.map(async (path) => (await call(api.url, team.token, 'GET', path)).body));
+  }
+
+  it('covers every route that takes a body', () => {
+    const withBody = document
+      .operations()
+      .filter(([, op]) => op.requestBody)
+      .map(([route]) => route);
+    expect(withBody.sort()).toEqual(ENDPOINTS.map(([method, path]) => `${method.toLowerCase()} ${path}`).sort());
+  });
+
+  it.each(ENDPOINTS)('%s %s answers generated bad input with a 4xx JSON error, never a 5xx', async (method, template) => {
+    const path = template.replace('{id}', () => ids[template.split('/')[1]!]!);
+    const before = await stored();
     const seen: Record<number, number> = {};
     await fc.assert(
       fc.asyncProperty(body, async (input) => {
@@ -87,6 +132,8 @@ describe('bad input at the REST edge (fast-check)', () => {
     const raw = await call(api.url, team.token, method, path, '{"from":');
     expect(raw).toMatchObject({ status: 422, body: { name: 'validation_error' } });
     expect((await call(api.url, null, 'GET', '/health/ready')).status).toBe(200);
+    // Nothing refused was stored: when no body was taken, the team's data is as it was.
+    if (!seen[200]) expect(await stored()).toEqual(before);
     console.log(`${method} ${path}: ${JSON.stringify(seen)}`);
   });
 });

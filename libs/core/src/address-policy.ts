@@ -30,6 +30,9 @@ function classifyIpv4(address: string): AddressClass {
   if (a === 192 && b === 168) return 'private';
   if (a === 169 && b === 254) return 'private'; // link-local, cloud metadata 169.254.169.254
   if (a === 100 && b >= 64 && b <= 127) return 'private'; // CGNAT, also used by some metadata services
+  if (a === 192 && b === 0 && o[2] === 0) return 'private'; // IETF protocol assignments (192.0.0.0/24)
+  if (a === 198 && (b === 18 || b === 19)) return 'private'; // benchmarking (198.18.0.0/15), used inside networks
+  if (a >= 224) return 'private'; // multicast, reserved (240/4) and broadcast: never a web server
   return 'public';
 }
 
@@ -70,6 +73,12 @@ function classifyIpv6(address: string): AddressClass {
   if ((g0 & 0xfe00) === 0xfc00) return 'private'; // fc00::/7 unique local (incl. fd00:ec2::254 metadata)
   if ((g0 & 0xffc0) === 0xfe80) return 'private'; // fe80::/10 link-local
   if ((g0 & 0xffc0) === 0xfec0) return 'private'; // fec0::/10 deprecated site-local
+  if ((g0 & 0xff00) === 0xff00) return 'private'; // ff00::/8 multicast
+  if (g0 === 0x2002) {
+    // 6to4 (2002::/16) carries an IPv4 address in its next 32 bits: as private as that address
+    const inner = classifyIpv4(`${g1 >> 8}.${g1 & 255}.${g2 >> 8}.${g2 & 255}`);
+    if (inner !== 'public') return 'private';
+  }
   return 'public';
 }
 

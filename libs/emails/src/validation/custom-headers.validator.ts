@@ -12,8 +12,8 @@ const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
 // A line is at most 998 octets (RFC 5322 §2.1.1) and a name cannot be folded: `Name: ` and one
 // encoded word (75, RFC 2047) must fit on the field's first line.
 const MAX_NAME_LENGTH = 998 - 2 - 75;
-// A value may hold tabs but no CR/LF (a second header would follow) and no other controls.
-const VALUE_FORBIDDEN = /[\x00-\x08\x0a-\x1f\x7f]/;
+// A value may hold tabs but no CR/LF (a second header would follow) and no other controls (C0, DEL, C1).
+const VALUE_FORBIDDEN = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/;
 
 /** Lowercased header name → the request field that sets it, or null when Herald alone does. */
 const RESERVED = new Map<string, string | null>([

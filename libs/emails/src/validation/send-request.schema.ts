@@ -24,6 +24,8 @@ const REQUIRED = ['from', 'to', 'subject'] as const;
 const NOT_SUPPORTED = ['template', 'topic_id'] as const;
 
 const text = z.string({ error: typeError('a `string`') }).nullish();
+/** Control characters a subject may not hold: C0 but tab, CR and LF (folded), DEL and C1. */
+const SUBJECT_FORBIDDEN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
 const EACH = 'A mailbox, `email@example.com` or `Name <email@example.com>`, or an array of them.';
 
 function fields(limits: SendLimits, context: SendContext) {
@@ -36,10 +38,14 @@ function fields(limits: SendLimits, context: SendContext) {
     reply_to: recipients('reply_to'),
     // A line break would end the Subject header (injection). Folded into spaces rather than refused:
     // a pasted subject with a stray newline is otherwise harmless, and Resend documents no error.
+    // Other control characters (C0, DEL, C1) have no business in a subject and are refused.
     subject: z
       .string({ error: typeError('a `string`') })
-      .meta({ description: 'Line breaks are folded into spaces.', example: 'Hello world' })
-      .transform((s) => s.replace(/[\r\n]+/g, ' ')),
+      .meta({ description: 'Line breaks are folded into spaces; other control characters are refused.', example: 'Hello world' })
+      .transform((s, ctx) => {
+        if (SUBJECT_FORBIDDEN.test(s)) return fail(ctx, 'Invalid `subject` field. It must not contain control characters.');
+        return s.replace(/[\r\n]+/g, ' ');
+      }),
     html: text.meta({ example: '<p>It works!</p>' }),
     text: text.meta({ description: 'The plain-text part. Send `""` to opt out of the text derived from `html`.', example: 'It works!' }),
     headers: headersSchema,

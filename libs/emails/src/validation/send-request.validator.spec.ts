@@ -145,6 +145,14 @@ describe('validateSendRequest: subject, bodies, schedule', () => {
   it('accepts an empty subject and turns line breaks into spaces', () => {
     expect(valueOf(send(validEmail({ subject: '' }))).subject).toBe('');
     expect(valueOf(send(validEmail({ subject: 'Hello\r\nBcc: x@evil.com' }))).subject).toBe('Hello Bcc: x@evil.com');
+    expect(valueOf(send(validEmail({ subject: 'Tab\there, and \u2028 is text' }))).subject).toBe('Tab\there, and \u2028 is text');
+  });
+
+  it.each(['\u000b', '\u001b', '\u007f', '\u0085'])('refuses a subject with the control character %j, naming the field', (control) => {
+    expect(errorOf(send(validEmail({ subject: `Hello${control}Bcc: x@evil.com` })))).toMatchObject({
+      code: 'validation_error',
+      message: 'Invalid `subject` field. It must not contain control characters.',
+    });
   });
 
   it.each([
