@@ -97,7 +97,9 @@ export async function countLedger({ db, accepted, sinks, webhooks }: LedgerInput
     ]);
     const eventOf = new Map(messages.rows.map((m) => [m.id, m.event_id]));
     const seen = new Map<string, number>();
-    for (const delivery of webhooks.receiver.at(`/${webhooks.teamId}`)) {
+    // A delivery the receiver refused (a scenario's 5xx) is retried: only the accepted ones count.
+    const taken = webhooks.receiver.at(`/${webhooks.teamId}`).filter((d) => typeof d.answered === 'number' && d.answered < 300);
+    for (const delivery of taken) {
       const event = eventOf.get(String(delivery.headers['webhook-id'])) ?? `unknown message ${String(delivery.headers['webhook-id'])}`;
       seen.set(event, (seen.get(event) ?? 0) + 1);
     }

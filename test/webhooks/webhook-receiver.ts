@@ -8,6 +8,8 @@ export interface ReceivedDelivery {
   body: string;
   json: { type: string; created_at: string; data: Record<string, unknown> };
   at: number;
+  /** What the receiver answered (`hang`: nothing). */
+  answered?: Answer;
 }
 
 /** How a path answers its nth delivery (0-based); `hang` never answers. */
@@ -58,7 +60,8 @@ export class WebhookReceiver {
     req.on('end', () => {
       const path = req.url ?? '/';
       const body = Buffer.concat(chunks).toString('utf8');
-      this.received.push({ path, headers: req.headers, body, json: JSON.parse(body), at: Date.now() });
+      const delivery: ReceivedDelivery = { path, headers: req.headers, body, json: JSON.parse(body), at: Date.now() };
+      this.received.push(delivery);
       const open = this.open.get(path) ?? { now: 0, max: 0 };
       this.open.set(path, open);
       open.max = Math.max(open.max, ++open.now);
@@ -66,6 +69,7 @@ export class WebhookReceiver {
       const n = this.counts.get(path) ?? 0;
       this.counts.set(path, n + 1);
       const answer = (this.answers.get(path) ?? (() => 200))(n);
+      delivery.answered = answer;
       if (answer === 'hang') return;
       res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answered ${answer}`);
     });

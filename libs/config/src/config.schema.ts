@@ -279,6 +279,10 @@ export const configSchema = z
     SMTP_IDLE_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
     /** A session is closed (421 4.4.2) after this long, whatever it is doing. */
     SMTP_SESSION_TIMEOUT_MS: int(100, 24 * 3_600_000).default(600_000),
+    /** Connections one smtp process holds at once, every port together; past it, 421 4.3.2 at connect. */
+    SMTP_MAX_CONNECTIONS: int(1, 1_000_000).default(1000),
+    /** Connections one client address (IPv6: its /64) holds at once; past it, 421 4.7.0 at connect. Behind a proxy that hides client addresses, set it to SMTP_MAX_CONNECTIONS. */
+    SMTP_MAX_CONNECTIONS_PER_CLIENT: int(1, 1_000_000).default(100),
 
     /** Signs dashboard session cookies and tokens (better-auth); 32+ characters; required in production. */
     AUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

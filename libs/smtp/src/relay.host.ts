@@ -67,6 +67,7 @@ export class RelayHost implements OnModuleInit, OnApplicationBootstrap {
       maxBytes: config.MAX_EMAIL_BYTES,
       idleTimeoutMs: config.SMTP_IDLE_TIMEOUT_MS,
       sessionTimeoutMs: config.SMTP_SESSION_TIMEOUT_MS,
+      connectionLimits: { total: config.SMTP_MAX_CONNECTIONS, perClient: config.SMTP_MAX_CONNECTIONS_PER_CLIENT },
       submissions: this.submissions,
       logger: { warn: (m) => this.logger.warn(m), log: (m) => this.logger.log(m) },
     });

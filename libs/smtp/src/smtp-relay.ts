@@ -1,5 +1,6 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { AuthGuard, DEFAULT_AUTH_LIMITS, type AuthLimits } from './auth-guard';
+import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-guard';
 import { readMessage } from './message-reader';
 import { RELAY_REPLIES, replyError, wireError, type SmtpError } from './smtp-replies';
 import { currentPrincipal, isRevoked, principalOf, type RelayUser } from './session-credentials';
@@ -8,6 +9,7 @@ import { refuseSourceRoutes } from './source-routes';
 import type { SmtpSubmissionPort } from './submission-port';
 
 export { DEFAULT_AUTH_LIMITS, type AuthLimits } from './auth-guard';
+export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-guard';
 export { findBare, readMessage, type ReadMessage } from './message-reader';
 
 export type ListenerMode = 'tls' | 'starttls';
@@ -35,6 +37,8 @@ export interface SmtpRelayOptions {
   closeTimeoutMs?: number;
   /** Failed AUTHs tolerated per connection and per client address (DEFAULT_AUTH_LIMITS). */
   authLimits?: AuthLimits;
+  /** Connections held at once per client address and in all (DEFAULT_CONNECTION_LIMITS); past them, 421 at connect. */
+  connectionLimits?: ConnectionLimits;
   submissions: SmtpSubmissionPort;
   logger?: { warn(message: string): void; log?(message: string): void };
 }
@@ -66,10 +70,11 @@ export class SmtpRelay {
     const bound: BoundListener[] = [];
     // one guard for every listener: a client address is counted whichever port it tries
     const guard = new AuthGuard(options.authLimits ?? DEFAULT_AUTH_LIMITS);
+    const connections = new ConnectionGuard(options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS);
     try {
       for (const spec of options.listeners) {
         const sessions = new SessionTimers(options.sessionTimeoutMs);
-        const server = createServer(options, spec.mode, sessions, guard);
+        const server = createServer(options, spec.mode, sessions, guard, connections);
         sessions.server = server;
         started.push({ server, sessions });
         bound.push({ port: await listen(server, options.host, spec), mode: spec.mode });
@@ -116,7 +121,13 @@ const warnFor =
   (what, error) =>
     options.logger?.warn(`SMTP relay: ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
 
-function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: SessionTimers, guard: AuthGuard): SMTPServer {
+function createServer(
+  options: SmtpRelayOptions,
+  mode: ListenerMode,
+  sessions: SessionTimers,
+  guard: AuthGuard,
+  connections: ConnectionGuard,
+): SMTPServer {
   const port = options.submissions;
   const warn = warnFor(options);
   /**
@@ -154,6 +165,9 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
     disableReverseLookup: true,
     logger: false,
     onConnect(session, callback) {
+      const admission = connections.admit(session.id, session.remoteAddress);
+      if (admission === 'client-full') return callback(wireError(RELAY_REPLIES.tooManyClientConnections));
+      if (admission === 'full') return callback(wireError(RELAY_REPLIES.tooManyConnections));
       sessions.open(session.id);
       refuseSourceRoutes(server, session.id);
       // RFC 4954 §4: no AUTH in the clear. smtp-server advertises AUTH whatever the socket, so
@@ -166,6 +180,7 @@ function createServer(options: SmtpRelayOptions, mode: ListenerMode, sessions: S
       callback();
     },
     onClose(session) {
+      connections.closed(session.id);
       sessions.closed(session.id);
       guard.closed(session.id);
     },

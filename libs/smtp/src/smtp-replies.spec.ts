@@ -19,6 +19,8 @@ describe('SMTP replies', () => {
       authTemporary: '454 4.7.0 Temporary authentication failure, try again later',
       keyRevoked: '530 5.7.0 Authentication required: the API key of this session was revoked or deleted',
       tooManyAuthFailures: '421 4.7.0 Too many failed authentication attempts, closing connection',
+      tooManyClientConnections: '421 4.7.0 Too many connections from your address, try again later',
+      tooManyConnections: '421 4.3.2 Too many connections, try again later',
       addressBlocked: '421 4.7.0 Too many failed authentication attempts from your address, try again later',
       sourceRoute: '553 5.1.3 Source routes are not accepted: give the final address only',
       tryLater: '451 4.3.0 Temporary failure, try again later',

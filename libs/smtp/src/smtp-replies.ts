@@ -54,6 +54,10 @@ export const RELAY_REPLIES = {
   tryLater: wire(451, '4.3.0 Temporary failure, try again later'),
   sessionTooLong: wire(421, '4.4.2 Session too long, closing connection'),
   shuttingDown: wire(421, '4.3.2 Service shutting down, try again later'),
+  /** At connect, then the close: the client's address holds SMTP_MAX_CONNECTIONS_PER_CLIENT sessions already. */
+  tooManyClientConnections: wire(421, '4.7.0 Too many connections from your address, try again later'),
+  /** At connect, then the close: the process holds SMTP_MAX_CONNECTIONS sessions already. */
+  tooManyConnections: wire(421, '4.3.2 Too many connections, try again later'),
   bareLf: wire(550, '5.6.11 Message refused: bare LF line ending (lines must end with CRLF)'),
   bareCr: wire(550, '5.6.11 Message refused: bare CR (lines must end with CRLF)'),
   tooBig: (maxBytes: number) => wire(552, `5.3.4 Message exceeds fixed maximum message size ${maxBytes}`),
