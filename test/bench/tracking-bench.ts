@@ -9,11 +9,14 @@
 // runs, they stay queued) and one click token per email is signed with the API's TRACKING_KEYS.
 // Afterwards every redirect answered must be an email.clicked event in Postgres (exit code 1
 // otherwise); a missed target only prints MISSED.
-// Options: --duration S (12), --warmup S (3), --connections N (32), --emails N (1000), --no-save.
+// Options: --duration S (12), --warmup S (3), --connections N (32), --emails N (1000), --profile (a
+// V8 CPU profile of the API into test/bench/results/profiles/tracking-<date>), --no-save.
 import './aliases';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { TrackingKeys } from '@herald/tracking';
+import { DIST } from './aliases';
 import { load, LoadFigures, LoadSpec, sampleEmail } from './bench-load';
 import { benchMain, heraldCli, ServerProcess, startBareFastify, startHeraldApi } from './bench-processes';
 import { cpuLine, saveResults } from './bench-report';
@@ -36,8 +39,11 @@ const options = {
   warmup: option('warmup', 3),
   connections: option('connections', 32),
   emails: option('emails', 1000),
+  profile: process.argv.includes('--profile'),
   save: !process.argv.includes('--no-save'),
 };
+const profileDir = join(DIST, '..', 'test', 'bench', 'results', 'profiles', `tracking-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const nodeArgs = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 
 const world = new BenchWorld();
 const trackingKey = randomBytes(32);
@@ -100,7 +106,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
   const bare = await phase({ ...common, name: 'bare Fastify GET 302', url: bareServer.url, serverPid: bareServer.pid, path: '/t/c/abc' });
   await bareServer.stop();
 
-  const api = await startHeraldApi(world.env, 1);
+  const api = await startHeraldApi(world.env, 1, nodeArgs);
   servers.push(api);
   await world.verifyDomain(api.url, token);
   const tokens = await clickTokens(api, token, options.emails);
