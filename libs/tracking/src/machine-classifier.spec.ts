@@ -28,6 +28,14 @@ describe('MachineClassifier', () => {
     expect(hit({ userAgent: 'YahooMailProxy; https://help.yahoo.com/kb/yahoo-mail-proxy-SLN28749.html' })).toBeNull();
   });
 
+  it('gives a remembered user agent the verdict it had', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(hit({ userAgent: 'curl/8.5.0' })).toBe('user_agent');
+      expect(hit({})).toBeNull();
+      expect(hit({ userAgent: 'YahooMailProxy; https://help.yahoo.com/kb/yahoo-mail-proxy-SLN28749.html' })).toBeNull();
+    }
+  });
+
   it('flags a click within the scanner window of delivery as a link scanner, not an open', () => {
     expect(hit({ kind: 'click', sinceDeliveryMs: 2_000 })).toBe('link_scanner');
     expect(hit({ kind: 'click', sinceDeliveryMs: 10_000 })).toBeNull();

@@ -25,6 +25,11 @@ export interface ClassifierOptions {
 const OPENING_PROXIES = /GoogleImageProxy|YahooMailProxy/i;
 /** Apple Mail Privacy Protection's prefetch sends exactly this user agent. */
 const APPLE_PROXY_AGENT = 'Mozilla/5.0';
+/**
+ * User agents whose verdict is remembered: readers' mail clients and browsers are a few hundred
+ * strings, and isbot's pattern is most of a hit's classification. Forgotten all at once when full.
+ */
+const REMEMBERED_AGENTS = 4096;
 
 /**
  * Tells hits by machines from hits by people; machine hits are recorded and flagged, not dropped.
@@ -35,6 +40,7 @@ const APPLE_PROXY_AGENT = 'Mozilla/5.0';
  */
 export class MachineClassifier {
   private readonly apple: AddressAllowList;
+  private readonly machineAgents = new Map<string, boolean>();
 
   constructor(private readonly options: ClassifierOptions) {
     this.apple = addressAllowList(options.appleProxyRanges);
@@ -43,8 +49,18 @@ export class MachineClassifier {
   reason(hit: HitSource): MachineReason | null {
     const agent = hit.userAgent.trim();
     if (agent === APPLE_PROXY_AGENT || (hit.ipAddress && this.apple(hit.ipAddress))) return 'apple_privacy';
-    if (!agent || (isbot(agent) && !OPENING_PROXIES.test(agent))) return 'user_agent';
+    if (!agent || this.isMachineAgent(agent)) return 'user_agent';
     if (hit.kind === 'click' && hit.sinceDeliveryMs < this.options.scannerWindowSeconds * 1000) return 'link_scanner';
     return null;
+  }
+
+  private isMachineAgent(agent: string): boolean {
+    let machine = this.machineAgents.get(agent);
+    if (machine === undefined) {
+      machine = isbot(agent) && !OPENING_PROXIES.test(agent);
+      if (this.machineAgents.size >= REMEMBERED_AGENTS) this.machineAgents.clear();
+      this.machineAgents.set(agent, machine);
+    }
+    return machine;
   }
 }

@@ -27,5 +27,4 @@ export const trackingHitsSchema = z.object({ hits: z.array(hitSchema).min(1) });
 
 export const encodeHits = (hits: EngagementHit[]): string => JSON.stringify({ hits: hits.map((h) => ({ ...h, at: h.at.toISOString() })) });
 
-export const decodeHits = (message: z.infer<typeof trackingHitsSchema>): EngagementHit[] =>
-  message.hits.map((h) => ({ ...h, at: new Date(h.at) }));
+export const decodeHits = (message: z.infer<typeof trackingHitsSchema>): EngagementHit[] => message.hits.map((h) => ({ ...h, at: new Date(h.at) }));

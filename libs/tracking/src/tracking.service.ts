@@ -3,6 +3,7 @@ import { JetStreamPublisher, trackingHitsSubject } from '@herald/bus';
 import { GroupCommit, newId } from '@herald/core';
 import type { EngagementHit } from '@herald/messages';
 import { MetricsService } from '@herald/observability';
+import { AnswerDeadlines } from './answer-deadlines';
 import { MachineClassifier } from './machine-classifier';
 import { encodeHits, MAX_USER_AGENT } from './tracking-hits';
 import { TrackingRecorder } from './tracking-recorder';
@@ -47,6 +48,7 @@ export class TrackingService implements OnModuleDestroy {
   private readonly keys: TrackingKeys;
   private readonly classifier: MachineClassifier;
   private readonly queue: GroupCommit<EngagementHit, void>;
+  private readonly deadlines: AnswerDeadlines;
   private readonly subject: string;
   private readonly pending = new Set<Promise<void>>();
   private readonly hits;
@@ -54,7 +56,7 @@ export class TrackingService implements OnModuleDestroy {
   private readonly unconfirmed;
 
   constructor(
-    @Inject(TRACKING_CONFIG.token) private readonly config: TrackingConfig,
+    @Inject(TRACKING_CONFIG.token) config: TrackingConfig,
     private readonly jetstream: JetStreamPublisher,
     private readonly recorder: TrackingRecorder,
     metrics: MetricsService,
@@ -64,6 +66,7 @@ export class TrackingService implements OnModuleDestroy {
       appleProxyRanges: config.TRACKING_APPLE_PROXY_RANGES,
       scannerWindowSeconds: config.TRACKING_SCANNER_WINDOW_SECONDS,
     });
+    this.deadlines = new AnswerDeadlines(config.TRACKING_RECORD_WAIT_MS);
     this.subject = trackingHitsSubject(config.NATS_NAMESPACE, config.HERALD_REGION);
     this.queue = new GroupCommit({ maxInFlight: 4, maxItems: HITS_PER_MESSAGE }, (hits) => this.publish(hits));
     this.hits = metrics.counter('herald_tracking_hits_total', 'Tracking hits answered, by kind and outcome', ['kind', 'outcome']);
@@ -109,13 +112,13 @@ export class TrackingService implements OnModuleDestroy {
       machine: reason !== null,
       reason,
     });
-    if (!(await settlesWithin(durable, this.config.TRACKING_RECORD_WAIT_MS))) this.unconfirmed.inc();
+    if (!(await this.deadlines.settlesWithin(durable))) this.unconfirmed.inc();
     return { location };
   }
 
   /** Waits (up to `timeoutMs`) for the hits still being handed over. */
   async onModuleDestroy(timeoutMs = 10_000): Promise<void> {
-    await settlesWithin(Promise.allSettled([...this.pending]).then(() => undefined), timeoutMs);
+    await new AnswerDeadlines(timeoutMs).settlesWithin(Promise.allSettled([...this.pending]));
     if (this.pending.size) this.logger.warn(`${this.pending.size} tracking hits were not recorded before shutdown`);
   }
 
@@ -157,11 +160,4 @@ export class TrackingService implements OnModuleDestroy {
       }
     }
   }
-}
-
-/** Whether `work` settled within `ms` (false on timeout); never rejects. */
-function settlesWithin(work: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  return Promise.race([work.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
 }
