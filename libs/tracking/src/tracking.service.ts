@@ -51,6 +51,7 @@ export class TrackingService implements OnModuleDestroy {
   private readonly deadlines: AnswerDeadlines;
   private readonly subject: string;
   private readonly pending = new Set<Promise<void>>();
+  private lastFallbackLog = 0;
   private readonly hits;
   private readonly dropped;
   private readonly unconfirmed;
@@ -132,7 +133,11 @@ export class TrackingService implements OnModuleDestroy {
     const work: Promise<void> = this.queue
       .submit(hit)
       .catch((error: unknown) => {
-        this.logger.warn(`tracking hit of email ${hit.emailId} not queued (${(error as Error).message}): recording it directly`);
+        // Once per outage rather than once per hit.
+        if (Date.now() - this.lastFallbackLog > 10_000) {
+          this.lastFallbackLog = Date.now();
+          this.logger.warn(`tracking hits not queued (${(error as Error).message}): recording them in Postgres directly`);
+        }
         return this.recordDirectly(hit);
       })
       .finally(() => this.pending.delete(work));
