@@ -27,8 +27,8 @@ import { TrackingHitsHandler } from './tracking/tracking-hits.handler';
 
 /** Shared by every api process of the region, so they split the hits between them. */
 export const TRACKING_DURABLE = 'tracking-recorder';
-/** Messages (each up to 128 hits) held at once: what arrives while a transaction runs shares the next one. */
-const TRACKING_MAX_ACK_PENDING = 64;
+/** Messages (each up to 128 hits) held at once: what arrives while a transaction runs (and lingers) shares the next one. */
+const TRACKING_MAX_ACK_PENDING = 1024;
 
 /**
  * The REST API role: Resend-compatible endpoints and the tracking host, plus the background work
