@@ -43,7 +43,7 @@ export class MachineClassifier {
   private readonly machineAgents = new Map<string, boolean>();
 
   constructor(private readonly options: ClassifierOptions) {
-    this.apple = addressAllowList(options.appleProxyRanges);
+    this.apple = withIpv4FastPath(options.appleProxyRanges, addressAllowList(options.appleProxyRanges));
   }
 
   reason(hit: HitSource): MachineReason | null {
@@ -63,4 +63,35 @@ export class MachineClassifier {
     }
     return machine;
   }
+}
+
+const IPV4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i;
+
+/**
+ * The IPv4 ranges of `entries` checked as numbers, before `general` (net.BlockList, which builds a
+ * SocketAddress per check: most of a hit's classification). IPv6 addresses go to `general`.
+ */
+function withIpv4FastPath(entries: readonly string[], general: AddressAllowList): AddressAllowList {
+  const ranges: { base: number; mask: number }[] = [];
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const base = ipv4Number(address);
+    if (base === null) continue;
+    const bits = prefix === undefined ? 32 : Number(prefix);
+    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+    ranges.push({ base: (base & mask) >>> 0, mask });
+  }
+  return (raw) => {
+    const address = ipv4Number(raw);
+    if (address === null) return general(raw);
+    return ranges.some((r) => (address & r.mask) >>> 0 === r.base);
+  };
+}
+
+function ipv4Number(address: string): number | null {
+  const m = IPV4.exec(address);
+  if (!m) return null;
+  const octets = [m[1], m[2], m[3], m[4]].map(Number);
+  if (octets.some((o) => o > 255)) return null;
+  return ((octets[0]! << 24) | (octets[1]! << 16) | (octets[2]! << 8) | octets[3]!) >>> 0;
 }

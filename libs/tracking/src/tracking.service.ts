@@ -69,7 +69,7 @@ export class TrackingService implements OnModuleDestroy {
     });
     this.deadlines = new AnswerDeadlines(config.TRACKING_RECORD_WAIT_MS);
     this.subject = trackingHitsSubject(config.NATS_NAMESPACE, config.HERALD_REGION);
-    this.queue = new GroupCommit({ maxInFlight: 4, maxItems: HITS_PER_MESSAGE }, (hits) => this.publish(hits));
+    this.queue = new GroupCommit({ maxInFlight: 2, maxItems: HITS_PER_MESSAGE }, (hits) => this.publish(hits));
     this.hits = metrics.counter('herald_tracking_hits_total', 'Tracking hits answered, by kind and outcome', ['kind', 'outcome']);
     this.dropped = metrics.counter(
       'herald_tracking_hits_dropped_total',
