@@ -68,7 +68,7 @@ describe('dashboard metrics page (browser)', () => {
     await signInThroughForm(page, OWNER.email, OWNER.password);
     await page.goto(`/dashboard/t/${teamId}/metrics`);
     await page.locator('label', { hasText: /^24 h$/ }).click();
-    await page.getByRole('img', { name: /^Recipients per hour: 31\d sent/ }).waitFor();
+    await page.getByRole('img', { name: /^Recipients per hour: 32\d sent/ }).waitFor();
     await waitUntil('five drawn charts', async () => (await page.locator('figure canvas').count()) === 5, 10_000);
   };
 
@@ -100,6 +100,17 @@ describe('dashboard metrics page (browser)', () => {
       }),
     );
     expect(inked.every((n) => n > 100)).toBe(true);
+    await context.close();
+  });
+
+  it('draws the hour in progress with its real count, as partial', async () => {
+    const context = await newContext(browser, 'desktop', api.url);
+    const page = await context.newPage();
+    await openMetrics(page);
+    await page
+      .getByRole('img', { name: /^Recipients per hour: .* This hour so far: 5 sent, 5 delivered, 0 bounced, 5 unique opens, 0 unique clicks\.$/ })
+      .waitFor();
+    await expect(page.getByText('Dashed to the dot: this hour so far').count()).resolves.toBe(5);
     await context.close();
   });
 
@@ -135,7 +146,8 @@ describe('dashboard metrics page (browser)', () => {
 
 /**
  * The last 24 hours of two domains: `steady` sends 300 emails (2% bounce, 0.4% complaints, opens
- * and clicks of people and machines); `bouncy` sends 16 of which 8 bounce, past the guardrail.
+ * and clicks of people and machines) and 5 more, opened, in the hour in progress; `bouncy` sends
+ * 16 of which 8 bounce, past the guardrail.
  */
 function daysOfSending(teamId: string, names: { steady: string; bouncy: string }): EmailEventRecord[] {
   const now = Date.now();
@@ -152,12 +164,14 @@ function daysOfSending(teamId: string, names: { steady: string; bouncy: string }
     createdAt: new Date(now),
   });
   const tracking = (machine: boolean, unique: boolean) => ({ tracking: { machine, reason: machine ? 'apple_privacy' : null, unique } });
-  for (let i = 0; i < 316; i++) {
-    const bouncy = i >= 300;
+  const thisHour = Math.floor(now / HOUR) * HOUR;
+  for (let i = 0; i < 321; i++) {
+    const bouncy = i >= 300 && i < 316;
     const f = facts(i, bouncy ? names.bouncy : names.steady);
     const to = [`reader${i}@inbox.test`];
-    // Spread over the last day, more in the afternoon hours, so the charts have a shape.
-    const at = now - 23 * HOUR + ((i * 37) % 23) * HOUR + (i % 7) * 60_000;
+    // Spread over the last day, more in the afternoon hours, so the charts have a shape; the last
+    // five in the hour in progress (half-way to now: in it whenever the test starts).
+    const at = i >= 316 ? thisHour + (now - thisHour) / 2 : now - 23 * HOUR + ((i * 37) % 23) * HOUR + (i % 7) * 60_000;
     const add = (type: string, k: number, seed: string, extra: Record<string, unknown> = {}) =>
       events.push(emailEvent(type as never, f, to, new Date(at + k * 1000), seed, extra as never));
     add('email.sent', 0, ONCE_PER_EMAIL);
@@ -169,6 +183,10 @@ function daysOfSending(teamId: string, names: { steady: string; bouncy: string }
     }
     add('email.delivered', 1, 'd');
     if (!bouncy && i % 250 === 7) add('email.complained', 2, 'c');
+    if (i >= 316) {
+      add('email.opened', 0, 'o0', tracking(false, true));
+      continue;
+    }
     if (i % 3 !== 0) add('email.opened', 3, 'o0', tracking(i % 5 === 0, true));
     if (i % 3 === 1) add('email.opened', 4, 'o1', tracking(false, false));
     if (i % 6 === 1) add('email.clicked', 5, 'k0', tracking(false, true));

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from '@herald/accounts';
+import { jetStreamConsumers, trackingHitsSubject, trackingStreamName } from '@herald/bus';
 import { HeraldConfig } from '@herald/config';
 import { DomainsModule, DomainVerificationListener, DomainVerificationModule } from '@herald/domains';
 import { EmailsModule } from '@herald/emails';
@@ -22,10 +23,18 @@ import { EmailsController } from './emails/emails.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { SuppressionsController } from './suppressions/suppressions.controller';
 import { StatsController } from './stats/stats.controller';
+import { TrackingHitsHandler } from './tracking/tracking-hits.handler';
+
+/** Shared by every api process of the region, so they split the hits between them. */
+export const TRACKING_DURABLE = 'tracking-recorder';
+/** Messages (each up to 128 hits) held at once: what arrives while a transaction runs (and lingers) shares the next one. */
+const TRACKING_MAX_ACK_PENDING = 1024;
 
 /**
- * The REST API role: Resend-compatible endpoints, plus the background work of its region: the
- * dispatch reconciler, the idempotency purge and domain verification.
+ * The REST API role: Resend-compatible endpoints and the tracking host, plus the background work
+ * of its region: the dispatch reconciler, the idempotency purge, domain verification and the
+ * recording of tracking hits (the consumer of the region's tracking stream: the role that
+ * answers the hits records them, so a deployment needs no other role for opens and clicks).
  */
 @Module({})
 export class ApiModule {
@@ -61,7 +70,20 @@ export class ApiModule {
         StatsController,
         ...DASHBOARD_CONTROLLERS,
       ],
-      providers: [ApiKeyGuard, DashboardGuard],
+      providers: [
+        ApiKeyGuard,
+        DashboardGuard,
+        TrackingHitsHandler,
+        jetStreamConsumers([
+          {
+            stream: trackingStreamName(config.NATS_NAMESPACE, config.HERALD_REGION),
+            durable: TRACKING_DURABLE,
+            filterSubject: trackingHitsSubject(config.NATS_NAMESPACE, config.HERALD_REGION),
+            handler: TrackingHitsHandler,
+            maxAckPending: TRACKING_MAX_ACK_PENDING,
+          },
+        ]),
+      ],
     };
   }
 }

@@ -7,13 +7,15 @@ describe('StreamsService.desiredStreams', () => {
   const streams = (env: Record<string, string>) =>
     new StreamsService(pick(loadConfig({ HERALD_REGIONS: 'us-east-1,eu-west-1', ...env }), BUS_CONFIG.keys), {} as NatsService).desiredStreams();
 
-  it('gives every region a send stream and an events stream, unplaced on a single server', () => {
+  it('gives every region a send stream, an events stream and a tracking stream, unplaced on a single server', () => {
     const desired = streams({});
     expect(desired.map((s) => s.name)).toEqual([
       'HERALD_SEND_US_EAST_1',
       'HERALD_EVENTS_US_EAST_1',
+      'HERALD_TRACKING_US_EAST_1',
       'HERALD_SEND_EU_WEST_1',
       'HERALD_EVENTS_EU_WEST_1',
+      'HERALD_TRACKING_EU_WEST_1',
     ]);
     expect(desired.every((s) => s.placement === undefined)).toBe(true);
   });
@@ -23,8 +25,10 @@ describe('StreamsService.desiredStreams', () => {
     expect(desired.map((s) => [s.name, s.placement?.tags, s.num_replicas])).toEqual([
       ['HERALD_SEND_US_EAST_1', ['region:us-east-1'], 3],
       ['HERALD_EVENTS_US_EAST_1', ['region:us-east-1'], 3],
+      ['HERALD_TRACKING_US_EAST_1', ['region:us-east-1'], 3],
       ['HERALD_SEND_EU_WEST_1', ['region:eu-west-1'], 1],
       ['HERALD_EVENTS_EU_WEST_1', ['region:eu-west-1'], 1],
+      ['HERALD_TRACKING_EU_WEST_1', ['region:eu-west-1'], 1],
     ]);
   });
 

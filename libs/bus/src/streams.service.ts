@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { JetStreamApiError, JetStreamManager, RetentionPolicy, StorageType, StreamConfig, StreamInfo } from '@nats-io/jetstream';
 import { NatsService } from './nats.service';
-import { eventSubjects, eventsStreamName, sendStreamName, sendSubjects } from './subjects';
+import { eventSubjects, eventsStreamName, sendStreamName, sendSubjects, trackingHitsSubject, trackingStreamName } from './subjects';
 import { BUS_CONFIG, BusConfig } from './bus.config';
 
 const SECOND_NS = 1e9;
@@ -24,7 +24,7 @@ type DesiredStream = Pick<StreamConfig, 'name' | 'subjects' | 'retention' | 'sto
 const COMPARED: (keyof DesiredStream)[] = ['retention', 'storage', 'num_replicas', 'duplicate_window', 'max_age'];
 
 /**
- * Makes the send and events streams of every configured region exist with Herald's settings.
+ * Makes the send, events and tracking streams of every configured region exist with Herald's settings.
  * Every region's streams, not only this role's: an API in one region publishes to the streams
  * of the others. Safe to run from many processes at once: creating an identical stream is a
  * no-op on the server, and a lost creation race falls back to comparing and updating.
@@ -69,6 +69,14 @@ export class StreamsService implements OnModuleInit {
         // Events are facts read by several independent consumers, so they stay until they age out.
         retention: RetentionPolicy.Limits,
         max_age: EVENTS_MAX_AGE_NS,
+      },
+      {
+        ...common(region),
+        name: trackingStreamName(ns, region),
+        subjects: [trackingHitsSubject(ns, region)],
+        // Opens and clicks the tracking host answered and has yet to record: work, like sends.
+        retention: RetentionPolicy.Workqueue,
+        max_age: 0,
       },
     ]);
   }

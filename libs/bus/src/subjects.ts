@@ -28,8 +28,14 @@ export const eventSubject = (namespace: string, region: string, type: string): s
 /** Everything the region's events stream captures; also the filter of a consumer of all events. */
 export const eventSubjects = (namespace: string, region: string): string => `${namespace}.${region}.events.>`;
 
+/** Where the tracking host hands over opens and clicks to be recorded: `herald.us-east-1.tracking.hits`. */
+export const trackingHitsSubject = (namespace: string, region: string): string => `${namespace}.${region}.tracking.hits`;
+
 /** `HERALD_SEND_US_EAST_1`: the work-queue stream of send commands. */
 export const sendStreamName = (namespace: string, region: string): string => `${streamToken(namespace)}_SEND_${streamToken(region)}`;
 
 /** `HERALD_EVENTS_US_EAST_1`: the stream of email events. */
 export const eventsStreamName = (namespace: string, region: string): string => `${streamToken(namespace)}_EVENTS_${streamToken(region)}`;
+
+/** `HERALD_TRACKING_US_EAST_1`: the work-queue stream of tracking hits waiting to be recorded. */
+export const trackingStreamName = (namespace: string, region: string): string => `${streamToken(namespace)}_TRACKING_${streamToken(region)}`;

@@ -165,8 +165,8 @@ export const configSchema = z
      */
     TRACKING_APPLE_PROXY_RANGES: cidrList.default(['17.0.0.0/8']),
     /**
-     * Hits are answered at once and recorded in the background; while that writer is behind
-     * (Postgres slow or down), each answer waits up to this long for its own hit's commit (back-pressure).
+     * A hit is answered once it is durable on the region's tracking stream (its consumer records
+     * it), or in Postgres when the publish fails; the answer waits for that at most this long.
      */
     TRACKING_RECORD_WAIT_MS: int(0, 10_000).default(250),
 

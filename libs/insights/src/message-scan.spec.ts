@@ -2,17 +2,17 @@ import { httpHost, scanMessage } from './message-scan';
 import { headerBlock } from './reviewed-email';
 
 describe('scanMessage', () => {
-  it('finds links and images with their attributes, however quoted, skipping comments', () => {
+  it('finds links (with their text and no-track mark) and images with their attributes, however quoted, skipping comments', () => {
     const scan = scanMessage(
-      `<a class=x href='https://Acme.com/a?x=1&amp;y=2'>A</a> <A HREF=http://192.0.2.1/>B</A> <a href="mailto:hi@acme.com">C</a>
+      `<a class=x href='https://Acme.com/a?x=1&amp;y=2'>A</a> <A HREF=http://192.0.2.1/ data-herald-no-track><b>B</b>&nbsp;b</A> <a href="mailto:hi@acme.com">C</a>
        <!-- <a href="https://hidden.example">old</a> --> <a name="top">no href</a>
        <img src="https://acme.com/a.png" alt="A logo"><img src="/b.png" ALT><img src="c.png" alt=""><img src="d.png">`,
       null,
     );
     expect(scan.links).toEqual([
-      { url: 'https://Acme.com/a?x=1&y=2', host: 'acme.com' },
-      { url: 'http://192.0.2.1/', host: '192.0.2.1' },
-      { url: 'mailto:hi@acme.com', host: null },
+      { url: 'https://Acme.com/a?x=1&y=2', host: 'acme.com', text: 'A', noTrack: false },
+      { url: 'http://192.0.2.1/', host: '192.0.2.1', text: 'B b', noTrack: true },
+      { url: 'mailto:hi@acme.com', host: null, text: 'C', noTrack: false },
     ]);
     expect(scan.images).toEqual([
       { src: 'https://acme.com/a.png', alt: 'A logo' },

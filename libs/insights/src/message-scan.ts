@@ -9,6 +9,10 @@ export interface ScannedLink {
   url: string;
   /** Lowercased host of an http(s) URL; null for any other scheme or an unparsable URL. */
   host: string | null;
+  /** The text a reader sees as the link (tags dropped, whitespace collapsed); null for a URL of the text part. */
+  text: string | null;
+  /** Marked `data-herald-no-track`: click tracking leaves it alone. */
+  noTrack: boolean;
 }
 
 export interface ScannedImage {
@@ -38,24 +42,34 @@ const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quo
 export function scanMessage(html: string | null, text: string | null): MessageScan {
   if (html === null) {
     const links = (text ?? '').match(TEXT_URL) ?? [];
-    return { links: links.map(toLink), images: [], visibleTextLength: null, htmlBytes: 0 };
+    return { links: links.map((url) => ({ ...toLink(url), text: null, noTrack: false })), images: [], visibleTextLength: null, htmlBytes: 0 };
   }
   const markup = html.replace(COMMENTS, '');
+  const lower = markup.toLowerCase();
   const links: ScannedLink[] = [];
   const images: ScannedImage[] = [];
-  for (const [, tag, attributeText] of markup.matchAll(ANCHOR_OR_IMAGE)) {
+  for (const match of markup.matchAll(ANCHOR_OR_IMAGE)) {
+    const [whole, tag, attributeText] = match;
     const attributes = parseAttributes(attributeText);
     if (tag.toLowerCase() === 'a') {
       const href = attributes.get('href');
-      if (href) links.push(toLink(href));
+      if (!href) continue;
+      const start = match.index + whole.length;
+      const end = lower.indexOf('</a', start);
+      const inner = markup.slice(start, end === -1 ? markup.length : end);
+      links.push({ ...toLink(href), text: visibleText(inner), noTrack: attributes.has('data-herald-no-track') });
     } else {
       images.push({ src: attributes.get('src') ?? '', alt: attributes.has('alt') ? (attributes.get('alt') ?? '') : null });
     }
   }
-  const visible = decodeEntities(markup.replace(INVISIBLE_ELEMENTS, ' ').replace(TAG, ' '))
+  const visible = visibleText(markup.replace(INVISIBLE_ELEMENTS, ' '));
+  return { links, images, visibleTextLength: visible.length, htmlBytes: Buffer.byteLength(html, 'utf8') };
+}
+
+function visibleText(markup: string): string {
+  return decodeEntities(markup.replace(TAG, ' '))
     .replace(/[\s\u200b-\u200d\u2060\ufeff\u034f]+/g, ' ')
     .trim();
-  return { links, images, visibleTextLength: visible.length, htmlBytes: Buffer.byteLength(html, 'utf8') };
 }
 
 function parseAttributes(text: string): Map<string, string | undefined> {
@@ -68,7 +82,7 @@ function parseAttributes(text: string): Map<string, string | undefined> {
   return attributes;
 }
 
-function toLink(url: string): ScannedLink {
+function toLink(url: string): Pick<ScannedLink, 'url' | 'host'> {
   return { url, host: httpHost(url) };
 }
 

@@ -3,5 +3,7 @@ export * from './tracked-html';
 export * from './tracking-links';
 export * from './machine-classifier';
 export * from './tracking.config';
+export * from './tracking-hits';
+export * from './tracking-recorder';
 export * from './tracking.service';
 export * from './tracking.module';

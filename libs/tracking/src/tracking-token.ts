@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /**
  * Signed tracking tokens: the last path segment of a pixel (`/t/o/<token>`) or a rewritten link
@@ -45,7 +45,12 @@ const DEVELOPMENT_SECRET = Buffer.from('herald development tracking secret, not 
 
 /** The signing key first, then the ones that still verify. */
 export class TrackingKeys {
-  private constructor(private readonly keys: readonly Buffer[]) {}
+  /** Imported once: an HMAC keyed by a KeyObject skips copying the key on every token. */
+  private readonly keys: readonly KeyObject[];
+
+  private constructor(keys: readonly Buffer[]) {
+    this.keys = keys.map((key) => createSecretKey(key));
+  }
 
   /**
    * TRACKING_KEYS (base64) when set; otherwise one key derived (HKDF-SHA256, info `herald
@@ -82,7 +87,7 @@ export class TrackingKeys {
   }
 }
 
-function mac(key: Buffer, kind: TrackingKind, body: Buffer): Buffer {
+function mac(key: KeyObject, kind: TrackingKind, body: Buffer): Buffer {
   return createHmac('sha256', key).update(Buffer.of(KIND_TAG[kind])).update(body).digest().subarray(0, MAC_BYTES);
 }
 

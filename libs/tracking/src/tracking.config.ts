@@ -7,5 +7,7 @@ export const TRACKING_CONFIG = configSlice('tracking', [
   'TRACKING_SCANNER_WINDOW_SECONDS',
   'TRACKING_APPLE_PROXY_RANGES',
   'TRACKING_RECORD_WAIT_MS',
+  'NATS_NAMESPACE',
+  'HERALD_REGION',
 ]);
 export type TrackingConfig = SliceOf<typeof TRACKING_CONFIG>;

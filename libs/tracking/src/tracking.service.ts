@@ -1,8 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { JetStreamPublisher, trackingHitsSubject } from '@herald/bus';
 import { GroupCommit, newId } from '@herald/core';
-import { EmailEventOutbox, EmailStore, type EngagementHit } from '@herald/messages';
+import type { EngagementHit } from '@herald/messages';
 import { MetricsService } from '@herald/observability';
+import { AnswerDeadlines } from './answer-deadlines';
 import { MachineClassifier } from './machine-classifier';
+import { encodeHits, MAX_USER_AGENT } from './tracking-hits';
+import { TrackingRecorder } from './tracking-recorder';
 import { TRACKING_CONFIG, TrackingConfig } from './tracking.config';
 import { TrackingKeys, type TrackingKind } from './tracking-token';
 
@@ -18,42 +22,44 @@ export interface Hit {
   location: string | null;
 }
 
-/** Hits waiting to be recorded beyond which each answer waits for its own commit (TRACKING_RECORD_WAIT_MS). */
-const BACKLOG = 2_000;
-/** Hits waiting to be recorded (the database slow or down) beyond which new ones are dropped, counted and logged. */
+/** Hits in one message of the tracking stream at most (a hit is at most ~3.5 KB: well under NATS' 1 MB payload). */
+const HITS_PER_MESSAGE = 128;
+/** Hits waiting for a durable home (the stream's ack, or Postgres when NATS fails) beyond which new ones are dropped, counted and logged. */
 const MAX_PENDING = 50_000;
 const RECORD_ATTEMPTS = 8;
-/** A user agent is stored and sent in events up to this many characters (a header may hold 16 KB). */
-const MAX_USER_AGENT = 1024;
 
 /**
  * Opens and clicks as they arrive at the tracking host. A hit answers only when its token
  * verifies (else 404, nothing recorded), and goes only to the URL the token signed.
  *
- * Recording (the choice: redirect first, record through a buffered writer): the answer does not
- * wait for Postgres. The hit joins this process's writer, which commits the hits arriving
- * together in one transaction (group commit, through the email record's owner, libs/messages),
- * retries a failed commit with back-off, and is drained on shutdown; once committed, the event is
- * in the outbox and reaches the stream and webhooks even if the process dies next. Only while
- * the writer is behind (more than BACKLOG hits waiting: Postgres slow or down) does an answer
- * wait for its own commit, up to TRACKING_RECORD_WAIT_MS: back-pressure that bounds memory and
- * what a crash could lose (the hits not yet committed), without holding a click hostage to a
- * dead database for longer than that.
+ * Recording is off the redirect: the answer waits only for the hit to be durable on the
+ * region's tracking stream (a JetStream publish and its ack; the hits answered together share one
+ * message), and the stream's consumer (TrackingRecorder, in the api role) writes the events in
+ * large transactions. A redirect so costs a token check, a classification and a share of one
+ * publish, and a burst of opens is absorbed by the stream instead of Postgres. Should the
+ * publish fail (NATS down), the hit is written to Postgres directly, retried with back-off. An
+ * answer waits for one or the other up to TRACKING_RECORD_WAIT_MS, then goes anyway: a click is
+ * not held hostage to an outage; such hits are counted (`herald_tracking_hits_unconfirmed_total`)
+ * and drained on shutdown.
  */
 @Injectable()
 export class TrackingService implements OnModuleDestroy {
   private readonly logger = new Logger(TrackingService.name);
   private readonly keys: TrackingKeys;
   private readonly classifier: MachineClassifier;
-  private readonly writer: GroupCommit<EngagementHit, void>;
+  private readonly queue: GroupCommit<EngagementHit, void>;
+  private readonly deadlines: AnswerDeadlines;
+  private readonly subject: string;
   private readonly pending = new Set<Promise<void>>();
+  private lastFallbackLog = 0;
   private readonly hits;
   private readonly dropped;
+  private readonly unconfirmed;
 
   constructor(
-    @Inject(TRACKING_CONFIG.token) private readonly config: TrackingConfig,
-    private readonly store: EmailStore,
-    private readonly outbox: EmailEventOutbox,
+    @Inject(TRACKING_CONFIG.token) config: TrackingConfig,
+    private readonly jetstream: JetStreamPublisher,
+    private readonly recorder: TrackingRecorder,
     metrics: MetricsService,
   ) {
     this.keys = TrackingKeys.fromConfig(config);
@@ -61,16 +67,23 @@ export class TrackingService implements OnModuleDestroy {
       appleProxyRanges: config.TRACKING_APPLE_PROXY_RANGES,
       scannerWindowSeconds: config.TRACKING_SCANNER_WINDOW_SECONDS,
     });
-    this.writer = new GroupCommit({ maxInFlight: 2, maxItems: 500 }, (hits) => this.recordMany(hits));
+    this.deadlines = new AnswerDeadlines(config.TRACKING_RECORD_WAIT_MS);
+    this.subject = trackingHitsSubject(config.NATS_NAMESPACE, config.HERALD_REGION);
+    this.queue = new GroupCommit({ maxInFlight: 2, maxItems: HITS_PER_MESSAGE }, (hits) => this.publish(hits));
     this.hits = metrics.counter('herald_tracking_hits_total', 'Tracking hits answered, by kind and outcome', ['kind', 'outcome']);
     this.dropped = metrics.counter(
       'herald_tracking_hits_dropped_total',
-      'Verified hits not recorded (the queue was full or recording kept failing)',
+      'Verified hits not recorded (too many were waiting, or recording kept failing)',
+      [],
+    );
+    this.unconfirmed = metrics.counter(
+      'herald_tracking_hits_unconfirmed_total',
+      'Hits answered before they were durable (neither the tracking stream nor Postgres confirmed within TRACKING_RECORD_WAIT_MS)',
       [],
     );
   }
 
-  /** Verifies the token, records the hit (see the class), and answers where to send the client; null for 404. */
+  /** Verifies the token, hands the hit over (see the class), and answers where to send the client; null for 404. */
   async hit(kind: TrackingKind, token: string, request: HitRequest): Promise<Hit | null> {
     const claims = this.keys.verify(kind, token);
     if (!claims || (claims.kind === 'click' && !/^https?:\/\//i.test(claims.url))) {
@@ -88,7 +101,7 @@ export class TrackingService implements OnModuleDestroy {
       sinceDeliveryMs: at.getTime() - claims.signedAt.getTime(),
     });
     this.hits.inc({ kind, outcome: reason ? 'machine' : 'human' });
-    const recorded = this.record({
+    const durable = this.handOver({
       id: newId(),
       kind,
       emailId: claims.emailId,
@@ -100,34 +113,48 @@ export class TrackingService implements OnModuleDestroy {
       machine: reason !== null,
       reason,
     });
-    if (this.pending.size > BACKLOG) await waitAtMost(recorded, this.config.TRACKING_RECORD_WAIT_MS);
+    if (!(await this.deadlines.settlesWithin(durable))) this.unconfirmed.inc();
     return { location };
   }
 
-  /** Waits (up to `timeoutMs`) for the hits still being recorded. */
+  /** Waits (up to `timeoutMs`) for the hits still being handed over. */
   async onModuleDestroy(timeoutMs = 10_000): Promise<void> {
-    await waitAtMost(
-      Promise.allSettled([...this.pending]).then(() => undefined),
-      timeoutMs,
-    );
+    await new AnswerDeadlines(timeoutMs).settlesWithin(Promise.allSettled([...this.pending]));
     if (this.pending.size) this.logger.warn(`${this.pending.size} tracking hits were not recorded before shutdown`);
   }
 
-  private record(hit: EngagementHit): Promise<void> {
+  /** Resolves once the hit is on the tracking stream or, that failing, in Postgres (or given up on: counted, logged). */
+  private handOver(hit: EngagementHit): Promise<void> {
     if (this.pending.size >= MAX_PENDING) {
       this.dropped.inc();
       this.logger.warn(`tracking hit of email ${hit.emailId} dropped: ${MAX_PENDING} hits are waiting to be recorded`);
       return Promise.resolve();
     }
-    const work: Promise<void> = this.recordWithRetry(hit).finally(() => this.pending.delete(work));
+    const work: Promise<void> = this.queue
+      .submit(hit)
+      .catch((error: unknown) => {
+        // Once per outage rather than once per hit.
+        if (Date.now() - this.lastFallbackLog > 10_000) {
+          this.lastFallbackLog = Date.now();
+          this.logger.warn(`tracking hits not queued (${(error as Error).message}): recording them in Postgres directly`);
+        }
+        return this.recordDirectly(hit);
+      })
+      .finally(() => this.pending.delete(work));
     this.pending.add(work);
     return work;
   }
 
-  private async recordWithRetry(hit: EngagementHit): Promise<void> {
+  private async publish(hits: EngagementHit[]): Promise<void[]> {
+    // The batch's own id: a publish retried after a lost ack is stored once.
+    await this.jetstream.publish(this.subject, encodeHits(hits), newId());
+    return hits.map(() => undefined);
+  }
+
+  private async recordDirectly(hit: EngagementHit): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.writer.submit(hit);
+        return await this.recorder.record([hit]);
       } catch (error) {
         if (attempt >= RECORD_ATTEMPTS) {
           this.dropped.inc();
@@ -138,16 +165,4 @@ export class TrackingService implements OnModuleDestroy {
       }
     }
   }
-
-  private async recordMany(hits: EngagementHit[]): Promise<void[]> {
-    this.outbox.publish(await this.store.recordEngagement(hits));
-    return hits.map(() => undefined);
-  }
-}
-
-/** Resolves when `work` settles or after `ms`, whichever comes first; never rejects. */
-function waitAtMost(work: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([work.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
 }

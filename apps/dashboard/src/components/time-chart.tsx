@@ -9,6 +9,8 @@ export interface ChartSeries {
   color: string;
   /** A dashed line: the thresholds drawn over a rate. */
   dash?: number[];
+  /** The line into the bucket still in progress: dashed, its point shown, left out of the legend (`note` explains it). */
+  partial?: boolean;
 }
 
 /**
@@ -23,6 +25,7 @@ export function TimeChart({
   x,
   series,
   format,
+  note,
   height = 200,
 }: {
   title: string;
@@ -31,6 +34,8 @@ export function TimeChart({
   x: number[];
   series: ChartSeries[];
   format: (value: number) => string;
+  /** A last legend entry in words (e.g. what the partial bucket's dashes mean). */
+  note?: string;
   height?: number;
 }) {
   const box = useRef<HTMLDivElement>(null);
@@ -45,7 +50,16 @@ export function TimeChart({
         legend: { show: false },
         scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
         axes: [axis, { ...axis, size: 60, values: (_u, values) => values.map(format) }],
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: s.dash ? 1.5 : 2, dash: s.dash, points: { show: false } }))],
+        series: [
+          {},
+          ...series.map((s) => ({
+            label: s.label,
+            stroke: s.color,
+            width: s.dash ? 1.5 : 2,
+            dash: s.partial ? [3, 3] : s.dash,
+            points: { show: Boolean(s.partial), size: 5, fill: s.color },
+          })),
+        ],
       },
       [x, ...series.map((s) => s.values)] as uPlot.AlignedData,
       el,
@@ -57,6 +71,7 @@ export function TimeChart({
       chart.destroy();
     };
   }, [x, series, format, height]);
+  const legend = series.filter((s) => !s.partial);
   return (
     <figure style={{ margin: 0, minWidth: 0 }}>
       <figcaption>
@@ -64,7 +79,7 @@ export function TimeChart({
           {title}
         </Text>
         <Group gap="sm" mt={2} mb={4}>
-          {series.map((s) => (
+          {legend.map((s) => (
             <Group key={s.label} gap={4} wrap="nowrap">
               <span
                 aria-hidden
@@ -73,6 +88,11 @@ export function TimeChart({
               <Text size="xs">{s.label}</Text>
             </Group>
           ))}
+          {note && (
+            <Text size="xs" c="dimmed">
+              {note}
+            </Text>
+          )}
         </Group>
       </figcaption>
       <div ref={box} role="img" aria-label={summary} style={{ width: '100%' }} />

@@ -1,13 +1,13 @@
 import { Button, Group, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text } from '@mantine/core';
 import { Link } from '@tanstack/react-router';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { TimeChart, type ChartSeries } from '../components/time-chart';
 import { EmptyState, ErrorAlert, PageHeader } from '../components/ui';
 import type { List } from '../lib/api';
 import { useRegions, useTeamId, useTeamQuery } from '../lib/queries';
+import { HOUR, partialBucket, splitAtPartial, statsWindow } from '../lib/stats-window';
 import type { Domain, Stats, StatsCounts } from '../lib/types';
 
-const HOUR = 3_600_000;
 const RANGES = {
   '24h': { label: '24 h', ms: 24 * HOUR, granularity: 'hour' },
   '7d': { label: '7 d', ms: 7 * 24 * HOUR, granularity: 'hour' },
@@ -44,12 +44,14 @@ export function MetricsPage() {
   const [region, setRegion] = useState<string | null>(null);
   const domains = useTeamQuery<List<Domain>>('/domains');
   const regions = useRegions();
-  // Fixed per range choice (to the next whole hour), so the query key does not change every render.
+  const now = useMinuteClock();
+  // The window moves on when a new hour begins (not every minute, so the query key stays put in between).
+  const hour = Math.floor(now / HOUR);
   const query = useMemo(() => {
-    const to = Math.ceil(Date.now() / HOUR) * HOUR;
     const { ms, granularity } = RANGES[range];
-    return { from: new Date(to - ms).toISOString(), to: new Date(to).toISOString(), granularity, domain_id: domainId, region };
-  }, [range, domainId, region]);
+    const { from, to } = statsWindow(hour * HOUR, ms);
+    return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), granularity, domain_id: domainId, region };
+  }, [range, domainId, region, hour]);
   const stats = useTeamQuery<Stats>('/stats', query, { refetchInterval: 60_000 });
 
   return (
@@ -79,13 +81,28 @@ export function MetricsPage() {
         <Select label="Region" placeholder="All regions" clearable data={regions.data?.data ?? []} value={region} onChange={setRegion} w={180} />
       </Group>
       <ErrorAlert error={stats.error} title="The metrics could not load" />
-      {stats.data && <MetricsBody stats={stats.data} teamId={teamId} />}
+      {stats.data && <MetricsBody stats={stats.data} teamId={teamId} now={now} />}
     </>
   );
 }
 
-function MetricsBody({ stats, teamId }: { stats: Stats; teamId: string }) {
-  const charts = useMemo(() => chartsOf(stats), [stats]);
+/** Now, updated every minute. */
+function useMinuteClock(): number {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+function MetricsBody({ stats, teamId, now }: { stats: Stats; teamId: string; now: number }) {
+  const partial = partialBucket(
+    stats.data.map((b) => b.timestamp),
+    stats.granularity,
+    now,
+  );
+  const charts = useMemo(() => chartsOf(stats, partial), [stats, partial]);
   const t = stats.totals;
   const anything = stats.data.some((b) => b.sent || b.delivered || bounced(b) || b.complained || b.opened_human || b.clicked_human);
   if (!anything) {
@@ -147,17 +164,27 @@ interface Chart {
   x: number[];
   series: ChartSeries[];
   format: (value: number) => string;
+  note?: string;
 }
 
-function chartsOf(stats: Stats): Chart[] {
+/**
+ * The five charts. The bucket still in progress (`partial`, -1 for none) keeps its real count,
+ * drawn dashed into a dot and named in the chart's summary, so it does not read as a drop.
+ */
+function chartsOf(stats: Stats, partial: number): Chart[] {
   const x = stats.data.map((b) => Date.parse(b.timestamp) / 1000);
   const per = stats.granularity === 'hour' ? 'per hour' : 'per day';
+  const current = stats.granularity === 'hour' ? 'this hour' : 'today';
   const line = (value: number) => stats.data.map(() => value);
   const t = stats.totals;
-  return [
+  const now = partial >= 0 ? stats.data[partial] : undefined;
+  const soFar = now
+    ? ` ${current[0]!.toUpperCase()}${current.slice(1)} so far: ${now.sent} sent, ${now.delivered} delivered, ${bounced(now)} bounced, ${now.opened_human_unique} unique opens, ${now.clicked_human_unique} unique clicks.`
+    : '';
+  const charts: Chart[] = [
     {
       title: `Volume ${per}`,
-      summary: `Recipients ${per}: ${t.sent} sent, ${t.delivered} delivered, ${bounced(t)} bounced, ${t.complained} complaints in the range.`,
+      summary: `Recipients ${per}: ${t.sent} sent, ${t.delivered} delivered, ${bounced(t)} bounced, ${t.complained} complaints in the range.${soFar}`,
       x,
       format: formatCount,
       series: [
@@ -197,7 +224,7 @@ function chartsOf(stats: Stats): Chart[] {
     },
     {
       title: `Opens and clicks ${per}`,
-      summary: `${t.opened_human_unique} unique opens and ${t.clicked_human_unique} unique clicks by people, ${t.opened_machine} machine opens, in the range.`,
+      summary: `${t.opened_human_unique} unique opens and ${t.clicked_human_unique} unique clicks by people, ${t.opened_machine} machine opens, in the range.${soFar}`,
       x,
       format: formatCount,
       series: [
@@ -207,4 +234,21 @@ function chartsOf(stats: Stats): Chart[] {
       ],
     },
   ];
+  if (partial < 0) return charts;
+  const note = `Dashed to the dot: ${current} so far`;
+  return charts.map((chart) => ({
+    ...chart,
+    note,
+    series: chart.series.flatMap((s): ChartSeries[] => {
+      // Thresholds are the same in every bucket: nothing partial about them.
+      if (s.dash && s.values.every((v) => v === s.values[0])) return [s];
+      const { complete, partial: inProgress } = splitAtPartial(s.values, partial);
+      return inProgress
+        ? [
+            { ...s, values: complete },
+            { ...s, label: `${s.label} (${current}, so far)`, values: inProgress, partial: true },
+          ]
+        : [s];
+    }),
+  }));
 }

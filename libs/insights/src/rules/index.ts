@@ -4,9 +4,10 @@ import { LINK_RULES } from './link-rules';
 import { OUTCOME_RULES } from './outcome-rules';
 import { RECIPIENT_RULES } from './recipient-rules';
 import { SENDER_RULES } from './sender-rules';
+import { TRACKING_RULES } from './tracking-rules';
 
 /** Content rules, in the order the findings are listed (then sorted attention first). */
-export const CONTENT_RULES: Rule<ContentFacts>[] = [...SENDER_RULES, ...LINK_RULES, ...BODY_RULES, ...RECIPIENT_RULES];
+export const CONTENT_RULES: Rule<ContentFacts>[] = [...SENDER_RULES, ...LINK_RULES, ...BODY_RULES, ...TRACKING_RULES, ...RECIPIENT_RULES];
 export { OUTCOME_RULES };
 
 /** Every rule's finding for these facts, in rule order. */

@@ -1,6 +1,6 @@
 import type { OutcomeEvent, OutcomeFacts, Rule } from '../insight.types';
 import { providerOf } from '../known-names';
-import { list } from './wording';
+import { list, plural } from './wording';
 
 interface BounceData {
   type?: string;
@@ -108,4 +108,35 @@ export const deferredByProvider: Rule<OutcomeFacts> = {
   },
 };
 
-export const OUTCOME_RULES = [bounced, complained, deferredByProvider, deliveredWithoutTls];
+/** The machine flag of an `email.opened`/`email.clicked` (libs/tracking's classifier). */
+const trackingOf = (event: OutcomeEvent) => (event.data.tracking ?? {}) as { machine?: boolean; reason?: string | null };
+
+export const linkScannerClicks: Rule<OutcomeFacts> = {
+  id: 'link-scanner-clicks',
+  check({ events }) {
+    const scanned = ofType(events, 'email.clicked').filter((e) => trackingOf(e).reason === 'link_scanner');
+    if (!scanned.length) return null;
+    const links = [...new Set(scanned.map((e) => (e.data.click as { link?: string } | undefined)?.link ?? '?'))];
+    return {
+      severity: 'improvement',
+      found: `A link scanner followed ${plural(links.length, 'link')} within seconds of delivery (${list([...new Set(scanned.flatMap((e) => e.recipients))])}): ${list(links)}. These clicks are flagged machine and left out of unique clicks.`,
+      fix: "The recipient's security gateway opens links as the message arrives. Make links that work once (resets, sign-in, confirmations) act only on a click on their page (a button that POSTs), or mark them `data-herald-no-track`, so a scanner cannot use them up.",
+    };
+  },
+};
+
+export const machineOpensOnly: Rule<OutcomeFacts> = {
+  id: 'machine-opens-only',
+  check({ events }) {
+    const opens = ofType(events, 'email.opened');
+    if (!opens.length || opens.some((e) => !trackingOf(e).machine)) return null;
+    const apple = opens.filter((e) => trackingOf(e).reason === 'apple_privacy').length;
+    return {
+      severity: 'improvement',
+      found: `Every open of this email (${opens.length}) came from a machine${apple ? `, ${apple} of them Apple Mail Privacy Protection's prefetch` : ''}: none shows that a person read it.`,
+      fix: "Read opens as approximate: Apple Mail fetches every message's images when it arrives, opened or not, and scanners fetch them too. Judge engagement by clicks, replies and conversions; Herald counts machine opens apart in metrics.",
+    };
+  },
+};
+
+export const OUTCOME_RULES = [bounced, complained, deferredByProvider, deliveredWithoutTls, linkScannerClicks, machineOpensOnly];

@@ -32,6 +32,10 @@ function facts(patch: Partial<Omit<ContentFacts, 'email' | 'scan'>> & { email?: 
 const ids = (f: ContentFacts) => evaluate(CONTENT_RULES, f).map((i) => i.id);
 const domain = (patch: Partial<NonNullable<ContentFacts['domain']>>) => ({ domain: { ...facts().domain!, ...patch } });
 const html = (body: string) => ({ email: { html: `<p>${TEXT}</p>${body}` } });
+/** 25 links of 1.8 KB each and text: ~94 KB. */
+const CATALOG = `${Array.from({ length: 25 }, (_, i) => `<a href="https://acme.com/catalog/${i}?ref=${'a'.repeat(1_780)}">Item ${i}</a>`).join('<br>')}<div>${'x'.repeat(48_000)}</div>`;
+/** Tracking that takes effect: on, and the tracking subdomain verified. */
+const tracked = (patch: Partial<NonNullable<ContentFacts['domain']>>) => domain({ trackingVerified: true, ...patch });
 
 describe('content rules', () => {
   it('find nothing in a clean email', () => {
@@ -69,6 +73,29 @@ describe('content rules', () => {
     ],
     ['role-recipient', facts({ email: { recipients: ['postmaster@example.org'] } })],
     ['role-recipient', facts({ email: { recipients: ['abuse+mail@example.org'] } })],
+    ['link-text-url-mismatch', facts(html('<a href="https://acme.com/go">https://paypal.com/login</a>'))],
+    [
+      'click-tracking-url-text',
+      facts({ ...html('<a href="https://acme.com/pricing">https://acme.com/pricing</a>'), ...tracked({ clickTracking: true }) }),
+    ],
+    [
+      'click-tracking-one-time-link',
+      facts({ ...html('<a href="https://acme.com/password/reset?token=3f9a">Choose a new password</a>'), ...tracked({ clickTracking: true }) }),
+    ],
+    [
+      'click-tracking-one-time-link',
+      facts({ ...html('<a href="https://acme.com/auth/magic-link/k81c">Sign in to Acme</a>'), ...tracked({ clickTracking: true }) }),
+    ],
+    ['too-many-links', facts(html(Array.from({ length: 31 }, (_, i) => `<a href="https://acme.com/item/${i}">Item ${i}</a>`).join(' ')))],
+    // ~94 KB of HTML with 25 long links: under 102 KB as written, over it once each link is a signed redirect.
+    [
+      'tracking-gmail-clipping',
+      facts({
+        ...html(`${CATALOG}`),
+        ...tracked({ clickTracking: true }),
+      }),
+    ],
+    ['open-tracking-without-html', facts({ email: { html: null }, ...tracked({ openTracking: true }) })],
   ];
 
   it.each(cases)('%s: a crafted email gets exactly that insight', (id, crafted) => {
@@ -113,6 +140,37 @@ describe('content rules', () => {
     expect(ordered(evaluate(CONTENT_RULES, many)).map((i) => `${i.severity}:${i.id}`)).toEqual(first);
   });
 
+  it('leaves links marked no-track and List-Unsubscribe targets to the reader, and words as link text alone', () => {
+    const clickOn = tracked({ clickTracking: true });
+    expect(ids(facts({ ...html('<a data-herald-no-track href="https://acme.com/reset?token=1">https://acme.com/reset</a>'), ...clickOn }))).toEqual(
+      [],
+    );
+    expect(
+      ids(
+        facts({
+          email: {
+            html: `<p>${TEXT}</p><a href="https://acme.com/u?token=9">Unsubscribe</a>`,
+            headers: { 'list-unsubscribe': '<https://acme.com/u?token=9>' },
+          },
+          ...clickOn,
+        }),
+      ),
+    ).toEqual(['list-unsubscribe-missing']);
+    expect(ids(facts({ ...html('<a href="https://acme.com/pricing">See our pricing</a>'), ...clickOn }))).toEqual([]);
+    expect(ids(facts(html('<a href="https://www.acme.com/help">acme.com/help</a>')))).toEqual([]);
+  });
+
+  it('measures the message as tracking will send it', () => {
+    const [clip] = evaluate(
+      CONTENT_RULES,
+      facts({
+        ...html(`${CATALOG}`),
+        ...tracked({ clickTracking: true }),
+      }),
+    );
+    expect(clip.found).toMatch(/^The HTML part is 9\d\.\d KB, and 1\d\d\.\d KB once tracking rewrites its links and adds the pixel/);
+  });
+
   it('says nothing about DMARC when DNS gave no answer', () => {
     expect(ids(facts({ dmarc: { kind: 'unknown' } }))).toEqual([]);
   });
@@ -150,7 +208,24 @@ describe('outcome rules', () => {
       outcome(event('email.delivery_delayed', { delivery: { mx: 'gmail-smtp-in.l.google.com', response: '421 4.7.28 rate' } })),
     ],
     ['deferred-by-provider', outcome(event('email.delivery_delayed'))],
+    [
+      'link-scanner-clicks',
+      outcome(
+        delivered(true),
+        event('email.clicked', {
+          click: { link: 'https://acme.com/reset?token=1' },
+          tracking: { machine: true, reason: 'link_scanner', unique: false },
+        }),
+      ),
+    ],
+    ['machine-opens-only', outcome(delivered(true), event('email.opened', { tracking: { machine: true, reason: 'apple_privacy', unique: true } }))],
   ];
+
+  it('says nothing of opens when a person opened too', () => {
+    const human = event('email.opened', { tracking: { machine: false, reason: null, unique: true } });
+    const apple = event('email.opened', { tracking: { machine: true, reason: 'apple_privacy', unique: true } });
+    expect(evaluate(OUTCOME_RULES, outcome(delivered(true), apple, human))).toEqual([]);
+  });
 
   it.each(cases)('%s: crafted events get exactly that insight', (id, crafted) => {
     expect(evaluate(OUTCOME_RULES, crafted).map((i) => i.id)).toEqual([id]);
