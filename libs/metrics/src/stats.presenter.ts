@@ -52,12 +52,10 @@ export const statsSchema = z
       bounce_rate: rate('(bounced_hard + bounced_soft) / sent. The guardrail pauses a domain above 4% over 24 hours.'),
       complaint_rate: rate('complained / delivered, as Gmail and Yahoo measure it. Keep it under 0.1%; the guardrail pauses above 0.3%.'),
     }),
-    data: z
-      .array(statsBucketSchema)
-      .meta({
-        description:
-          'Every bucket of the range in order, zeros included. The bucket holding the current time is still filling up: its counts are those so far.',
-      }),
+    data: z.array(statsBucketSchema).meta({
+      description:
+        'Every bucket of the range in order, zeros included. The bucket holding the current time is still filling up: its counts are those so far.',
+    }),
   })
   .meta({ description: 'Counts are recipients, from the events of every region (or the one filtered), by the time each event happened.' });
 
