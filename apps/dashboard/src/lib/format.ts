@@ -44,8 +44,7 @@ const TONES: Record<string, Tone> = {
   manual: 'gray',
   subscribed: 'green',
   unsubscribed: 'red',
-  opt_in: 'green',
-  opt_out: 'gray',
+  opted_out: 'gray',
   completed: 'green',
   in_progress: 'yellow',
 };

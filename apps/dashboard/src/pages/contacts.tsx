@@ -102,7 +102,14 @@ export function ContactsPage() {
         />
       )}
       <Pager pages={pages} hasMore={list.data?.has_more} lastId={rows[rows.length - 1]?.id} />
-      <Modal opened={viewing !== null} onClose={() => setViewing(null)} title={viewing?.email ?? 'Contact'} centered size="lg">
+      <Modal
+        opened={viewing !== null}
+        onClose={() => setViewing(null)}
+        title={viewing?.email ?? 'Contact'}
+        centered
+        size="lg"
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
         {viewing && <ContactDetails id={viewing.id} />}
       </Modal>
       <ImportContacts opened={importing} onClose={() => setImporting(false)} />
@@ -151,7 +158,7 @@ function ContactDetails({ id }: { id: string }) {
                 <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
                   {t.name}
                 </Text>
-                <StatusBadge status={t.subscription} />
+                <StatusBadge status={t.subscription === 'opt_in' ? 'subscribed' : 'opted_out'} />
               </Group>
             ))}
           </Stack>
@@ -226,7 +233,7 @@ function ImportContacts({ opened, onClose }: { opened: boolean; onClose: () => v
     if (file) upload.mutate({ file, onConflict });
   };
   return (
-    <Modal opened={opened} onClose={close} title="Import contacts from CSV" centered size="lg">
+    <Modal opened={opened} onClose={close} title="Import contacts from CSV" centered size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
       {upload.data ? (
         <ImportReport report={upload.data} onDone={close} />
       ) : (
@@ -240,6 +247,7 @@ function ImportContacts({ opened, onClose }: { opened: boolean; onClose: () => v
               accept=".csv,text/csv"
               required
               clearable
+              clearButtonProps={{ 'aria-label': 'Clear the file' }}
               value={file}
               onChange={setFile}
               data-autofocus
