@@ -81,6 +81,8 @@ describe('dashboard contacts page (browser)', () => {
     await dialog.getByText('VIP customers').waitFor();
     await dialog.getByText('Product news').waitFor();
     await expect(dialog.getByText('opted out').count()).resolves.toBe(2);
+    // Past the modal's opening transition, so the screenshot and axe see it as it stays.
+    await page.waitForTimeout(400);
     await screenshot(page, 'contacts-detail', 'desktop');
     expect(await seriousViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
@@ -107,6 +109,7 @@ describe('dashboard contacts page (browser)', () => {
     await page.getByText('Rows not imported').waitFor();
     await page.getByText('Line 3').filter({ visible: true }).first().waitFor();
     await expect(page.getByText(/not an email address/).count()).resolves.toBeGreaterThan(0);
+    await page.waitForTimeout(400);
     await screenshot(page, 'contacts-import-report', 'phone');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await sidewaysScrolling(page)).toEqual([]);

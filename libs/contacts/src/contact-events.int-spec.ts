@@ -139,6 +139,11 @@ describe('contact events and the contacts directory (Postgres, NATS)', () => {
     const offers = await directory.segmentMembersPage(teamId, segment.id, { limit: 10, topicId: optOut.id });
     expect(offers.members.filter((m) => m.topicSubscription === 'opt_in').map((m) => m.contactId)).toEqual([created[1]]);
     expect(await directory.countSegmentMembers(teamId, segment.id)).toBe(5);
+    expect(await directory.member(teamId, created[1], optOut.id)).toEqual(
+      byId.get(created[1]) && { ...byId.get(created[1]), topicSubscription: 'opt_in' },
+    );
+    expect(await directory.member(teamId, randomUUID())).toBeNull();
+    expect(await directory.propertyFallbacks(teamId)).toMatchObject({ [plan.key]: 'free', [seats.key]: null });
   });
 
   it('unsubscribes a contact and sets one topic, each with contact.updated in the same transaction, and announces no-ops not at all', async () => {
