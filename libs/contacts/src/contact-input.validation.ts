@@ -76,7 +76,7 @@ export const createContactBody = jsonBody(
     segments: optional(segmentRefs),
     topics: optional(topicRefs),
   }),
-);
+).meta({ example: { email: 'steve.wozniak@gmail.com', first_name: 'Steve', last_name: 'Wozniak', unsubscribed: false } });
 
 export const updateContactBody = jsonBody(
   z.object({
@@ -85,9 +85,12 @@ export const updateContactBody = jsonBody(
     unsubscribed: optional(z.boolean({ error: mustBe('unsubscribed', 'a boolean') })),
     properties: optional(updateProperties),
   }),
-);
+).meta({ example: { first_name: 'Stephen', unsubscribed: true } });
 
 /** PATCH /contacts/:idOrEmail/topics: a bare array of `{id, subscription}`, its items named as the SDK's `topics` option. */
+/** The body as documented: the bare array. */
+export const contactTopicsBody = topicRefs.meta({ example: [{ id: 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e', subscription: 'opt_out' }] });
+
 const updateContactTopicsBody = z.object({ topics: topicRefs.min(1, { error: 'The `topics` list must name at least one topic.' }) });
 
 export interface CreateContactInput {
