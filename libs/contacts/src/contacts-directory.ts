@@ -22,9 +22,13 @@ import { TopicsRepository } from './topics.repository';
 export const MAX_MEMBERS_PAGE = 5000;
 
 /** Every defined property: the contact's value, else the fallback, else null. */
-function resolveProperties(values: Record<string, PropertyValue>, definitions: Map<string, ContactProperty>): Record<string, PropertyValue | null> {
+function resolveProperties(
+  values: Record<string, PropertyValue>,
+  definitions: Map<string, ContactProperty>,
+  raw = false,
+): Record<string, PropertyValue | null> {
   const properties: Record<string, PropertyValue | null> = {};
-  for (const [key, definition] of definitions) properties[key] = values[key] ?? definition.fallbackValue ?? null;
+  for (const [key, definition] of definitions) properties[key] = values[key] ?? (raw ? null : definition.fallbackValue) ?? null;
   return properties;
 }
 
@@ -55,20 +59,22 @@ export class ContactsDirectory {
    * never change), after `afterContactId` (null: from the start). `nextAfter` is the cursor of
    * the next page, null after the last. Members come with every defined property resolved (the
    * contact's value, else the fallback, else null) and, when `topicId` is given, their
-   * subscription to it (their own choice, else the topic's default). Unsubscribed contacts are
+   * subscription to it (their own choice, else the topic's default). With `rawProperties`, the
+   * properties are the contact's own values only (null when unset), for a caller that applies an
+   * inline fallback before the property's (propertyFallbacks has those). Unsubscribed contacts are
    * included: skipping them is the caller's decision (`unsubscribed`).
    */
   async segmentMembersPage(
     teamId: string,
     segmentId: string,
-    options: { afterContactId?: string | null; limit?: number; topicId?: string | null } = {},
+    options: { afterContactId?: string | null; limit?: number; topicId?: string | null; rawProperties?: boolean } = {},
   ): Promise<{ members: SegmentMember[]; nextAfter: string | null }> {
     const limit = Math.min(Math.max(options.limit ?? 1000, 1), MAX_MEMBERS_PAGE);
     const topicId = options.topicId ?? null;
     const [definitions, topic] = await Promise.all([this.properties.byKey(teamId), topicId ? this.topics.get(teamId, topicId) : null]);
     const rows = await this.contacts.segmentMembers(teamId, segmentId, options.afterContactId ?? null, limit, topicId);
     const members = rows.map((row): SegmentMember => {
-      const properties = resolveProperties(row.properties, definitions);
+      const properties = resolveProperties(row.properties, definitions, options.rawProperties);
       return {
         contactId: row.id,
         email: row.email,
@@ -84,7 +90,7 @@ export class ContactsDirectory {
   }
 
   /** One contact as segmentMembersPage describes its members (a test send, a preview); null when the team has no such contact. */
-  async member(teamId: string, contactId: string, topicId: string | null = null): Promise<SegmentMember | null> {
+  async member(teamId: string, contactId: string, topicId: string | null = null, rawProperties = false): Promise<SegmentMember | null> {
     const [contact, definitions, topic] = await Promise.all([
       this.contacts.getById(teamId, contactId),
       this.properties.byKey(teamId),
@@ -98,7 +104,7 @@ export class ContactsDirectory {
       firstName: contact.firstName,
       lastName: contact.lastName,
       unsubscribed: contact.unsubscribed,
-      properties: resolveProperties(contact.properties, definitions),
+      properties: resolveProperties(contact.properties, definitions, rawProperties),
       topicSubscription: topicId ? (topic ? (chosen ?? topic.defaultSubscription) : 'opt_out') : null,
     };
   }
