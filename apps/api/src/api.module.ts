@@ -12,6 +12,7 @@ import { LoggingOptions, ObservabilityHttpModule, OpsServerModule } from '@heral
 import { RuntimeModule } from '@herald/runtime';
 import { WebhooksModule } from '@herald/webhooks';
 import { SuppressionsModule } from '@herald/suppressions';
+import { ContactsModule } from '@herald/contacts';
 import { PeopleModule } from '@herald/people';
 import { TrackingModule } from '@herald/tracking';
 import { MetricsModule } from '@herald/metrics';
@@ -23,6 +24,9 @@ import { EmailsController } from './emails/emails.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { SuppressionsController } from './suppressions/suppressions.controller';
 import { StatsController } from './stats/stats.controller';
+import { ContactsController } from './contacts/contacts.controller';
+import { AudiencesController, SegmentsController } from './contacts/segments.controller';
+import { ContactPropertiesController, TopicsController } from './contacts/topics.controller';
 import { TrackingHitsHandler } from './tracking/tracking-hits.handler';
 
 /** Shared by every api process of the region, so they split the hits between them. */
@@ -52,6 +56,7 @@ export class ApiModule {
         InsightsModule,
         DomainsModule,
         SuppressionsModule,
+        ContactsModule,
         DomainVerificationModule.forRoot({ imports: [DomainsModule], listener: DomainVerificationListener }),
         DispatchReconcilerModule,
         IdempotencyPurgerModule,
@@ -68,6 +73,11 @@ export class ApiModule {
         SuppressionsController,
         WebhooksController,
         StatsController,
+        ContactsController,
+        SegmentsController,
+        AudiencesController,
+        TopicsController,
+        ContactPropertiesController,
         ...DASHBOARD_CONTROLLERS,
       ],
       providers: [

@@ -1,0 +1,16 @@
+export * from './contact.types';
+export * from './contacts.module';
+export * from './contacts.service';
+export * from './contact-memberships.service';
+export * from './segments.service';
+export * from './topics.service';
+export * from './contact-properties.service';
+export * from './contact-imports.service';
+export * from './contacts-directory';
+export * from './contact-events';
+export * from './contact.presenter';
+export { normalizeContactEmail } from './contact-input.validation';
+export { isMultipartForm, type MultipartForm } from './contact-import.form';
+export * from './contact.schemas';
+export { createContactBody, updateContactBody, contactTopicsBody } from './contact-input.validation';
+export { segmentBody, createTopicBody, updateTopicBody, createPropertyBody, updatePropertyBody } from './catalog-input.validation';
