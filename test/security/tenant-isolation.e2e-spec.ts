@@ -19,6 +19,12 @@ interface Resources {
   eventId: string;
   suppressionId: string;
   suppressedEmail: string;
+  contactId: string;
+  contactEmail: string;
+  segmentId: string;
+  topicId: string;
+  propertyId: string;
+  importId: string;
 }
 
 /**
@@ -100,11 +106,79 @@ const ROWS: Record<string, (a: Resources, b: Resources) => Probe[]> = {
     { path: `/webhooks/${a.webhookId}/events/${a.eventId}/attempts`, full: 'not_found' },
     { path: `/webhooks/${b.webhookId}/events/${a.eventId}/attempts`, full: 'not_found' },
   ],
+  'post /contacts': (a) => [{ path: '/contacts', body: { email: a.contactEmail, first_name: 'Theirs' }, full: 'own' }],
+  'get /contacts': () => [{ path: '/contacts', full: 'own' }],
+  ...contactRows(['get', 'patch', 'delete'], '', { first_name: 'Taken' }),
+  ...contactRows(['get', 'patch'], '/topics', undefined),
+  ...contactRows(['get'], '/segments', undefined),
+  'post /contacts/{idOrEmail}/segments/{segmentId}': (a, b) => contactInSegment(a, b),
+  'delete /contacts/{idOrEmail}/segments/{segmentId}': (a, b) => contactInSegment(a, b),
+  'post /segments': () => [{ path: '/segments', body: { name: 'Theirs' }, full: 'own' }],
+  'get /segments': () => [{ path: '/segments', full: 'own' }],
+  'get /segments/{id}': (a) => [{ path: `/segments/${a.segmentId}`, full: 'not_found' }],
+  'patch /segments/{id}': (a) => [{ path: `/segments/${a.segmentId}`, body: { name: 'Taken' }, full: 'not_found' }],
+  'delete /segments/{id}': (a) => [{ path: `/segments/${a.segmentId}`, full: 'not_found' }],
+  'get /segments/{id}/contacts': (a) => [{ path: `/segments/${a.segmentId}/contacts`, full: 'not_found' }],
+  'post /topics': () => [{ path: '/topics', body: { name: 'Theirs', default_subscription: 'opt_in' }, full: 'own' }],
+  'get /topics': () => [{ path: '/topics', full: 'own' }],
+  'get /topics/{id}': (a) => [{ path: `/topics/${a.topicId}`, full: 'not_found' }],
+  'patch /topics/{id}': (a) => [{ path: `/topics/${a.topicId}`, body: { name: 'Taken' }, full: 'not_found' }],
+  'delete /topics/{id}': (a) => [{ path: `/topics/${a.topicId}`, full: 'not_found' }],
+  'post /contact-properties': () => [{ path: '/contact-properties', body: { key: 'tier', type: 'string', fallback_value: 'free' }, full: 'own' }],
+  'get /contact-properties': () => [{ path: '/contact-properties', full: 'own' }],
+  'get /contact-properties/{id}': (a) => [{ path: `/contact-properties/${a.propertyId}`, full: 'not_found' }],
+  'patch /contact-properties/{id}': (a) => [{ path: `/contact-properties/${a.propertyId}`, body: { fallback_value: 'taken' }, full: 'not_found' }],
+  'delete /contact-properties/{id}': (a) => [{ path: `/contact-properties/${a.propertyId}`, full: 'not_found' }],
+  // Not in the document (the older SDKs' /audiences, segments by their former name; the multipart
+  // import), so listed here by hand, and the router check below knows them.
+  'post /audiences': () => [{ path: '/audiences', body: { name: 'Theirs' }, full: 'own' }],
+  'get /audiences': () => [{ path: '/audiences', full: 'own' }],
+  'get /audiences/{id}': (a) => [{ path: `/audiences/${a.segmentId}`, full: 'not_found' }],
+  'delete /audiences/{id}': (a) => [{ path: `/audiences/${a.segmentId}`, full: 'not_found' }],
+  'post /audiences/{id}/contacts': (a) => [{ path: `/audiences/${a.segmentId}/contacts`, body: { email: 'new@people.example' }, full: 'not_found' }],
+  'get /audiences/{id}/contacts': (a) => [{ path: `/audiences/${a.segmentId}/contacts`, full: 'not_found' }],
+  'get /audiences/{id}/contacts/{idOrEmail}': (a, b) => audienceContact(a, b),
+  'patch /audiences/{id}/contacts/{idOrEmail}': (a, b) => audienceContact(a, b, { first_name: 'Taken' }),
+  'delete /audiences/{id}/contacts/{idOrEmail}': (a, b) => audienceContact(a, b),
+  'get /contacts/imports': () => [{ path: '/contacts/imports', full: 'own' }],
+  'get /contacts/imports/{id}': (a) => [{ path: `/contacts/imports/${a.importId}`, full: 'not_found' }],
   'get /stats': (a) => [
     { path: '/stats', full: 'own' },
     { path: `/stats?domain_id=${a.team.domainId}`, full: 'not_found' },
   ],
 };
+
+/** A contact route (`/contacts/{idOrEmail}<suffix>`) asked about A's contact by id and by address. */
+function contactRows(methods: string[], suffix: string, body: unknown): Record<string, (a: Resources, b: Resources) => Probe[]> {
+  const bodyOf = (method: string) =>
+    method === 'patch' ? (suffix === '/topics' ? [{ id: randomUUID(), subscription: 'opt_out' }] : body) : undefined;
+  return Object.fromEntries(
+    methods.map((method) => [
+      `${method} /contacts/{idOrEmail}${suffix}`,
+      (a: Resources) => [
+        { path: `/contacts/${a.contactId}${suffix}`, body: bodyOf(method), full: 'not_found' as const },
+        { path: `/contacts/${encodeURIComponent(a.contactEmail)}${suffix}`, body: bodyOf(method), full: 'not_found' as const },
+      ],
+    ]),
+  );
+}
+
+/** A's contact in A's segment, and B's contact in A's segment. */
+const contactInSegment = (a: Resources, b: Resources): Probe[] => [
+  { path: `/contacts/${a.contactId}/segments/${a.segmentId}`, full: 'not_found' },
+  { path: `/contacts/${b.contactId}/segments/${a.segmentId}`, full: 'not_found' },
+  { path: `/contacts/${a.contactId}/segments/${b.segmentId}`, full: 'not_found' },
+];
+
+/** A's contact in A's audience, and B's contact in A's audience. */
+const audienceContact = (a: Resources, b: Resources, body?: unknown): Probe[] => [
+  { path: `/audiences/${a.segmentId}/contacts/${a.contactId}`, body, full: 'not_found' },
+  { path: `/audiences/${a.segmentId}/contacts/${encodeURIComponent(a.contactEmail)}`, body, full: 'not_found' },
+  { path: `/audiences/${b.segmentId}/contacts/${a.contactId}`, body, full: 'not_found' },
+];
+
+/** Routes the REST API serves outside the OpenAPI document, each with a row above. */
+const UNDOCUMENTED = Object.keys(ROWS).filter((route) => / \/audiences|contacts\/imports/.test(route));
 
 const SEND_ROUTES = ['post /emails', 'post /emails/batch'];
 /** Dashboard routes anyone may read (no team data): sign-in choices, the regions to sign up in, the CSRF token. */
@@ -148,6 +222,12 @@ describe('tenant isolation: every route, every key kind', () => {
       events: await read(`/webhooks/${a.webhookId}/events`),
       suppression: await read(`/suppressions/${a.suppressionId}`),
       suppressions: await read('/suppressions'),
+      contact: await read(`/contacts/${a.contactId}`),
+      contactSegments: await read(`/contacts/${a.contactId}/segments`),
+      contactTopics: await read(`/contacts/${a.contactId}/topics`),
+      segment: await read(`/segments/${a.segmentId}`),
+      topic: await read(`/topics/${a.topicId}`),
+      property: await read(`/contact-properties/${a.propertyId}`),
     };
   }
 
@@ -172,7 +252,40 @@ describe('tenant isolation: every route, every key kind', () => {
     const eventId = (await ok('GET', `/webhooks/${webhookId}/events`)).data[0].id;
     const suppressedEmail = `${label}-${randomUUID().slice(0, 8)}@customers.example`;
     const suppressionId = (await ok('POST', '/suppressions', { email: suppressedEmail })).id;
-    return { team, emailId, keyId, webhookId, webhookEndpoint, eventId, suppressionId, suppressedEmail };
+    const propertyId = (await ok('POST', '/contact-properties', { key: 'plan', type: 'string', fallback_value: 'free' })).id;
+    const segmentId = (await ok('POST', '/segments', { name: `${label} segment` })).id;
+    const topicId = (await ok('POST', '/topics', { name: `${label} topic`, default_subscription: 'opt_in' })).id;
+    const contactEmail = `${label}-${randomUUID().slice(0, 8)}@people.example`;
+    const contactId = (
+      await ok('POST', '/contacts', {
+        email: contactEmail,
+        first_name: label,
+        properties: { plan: 'pro' },
+        segments: [{ id: segmentId }],
+        topics: [{ id: topicId, subscription: 'opt_out' }],
+      })
+    ).id;
+    const form = new FormData();
+    form.append('file', new Blob([`email,first_name\n${label}-imported@people.example,${label}\n`], { type: 'text/csv' }), 'contacts.csv');
+    const imported = await fetch(`${api.url}/contacts/imports`, { method: 'POST', headers: { authorization: `Bearer ${team.token}` }, body: form });
+    if (imported.status !== 200 && imported.status !== 201) throw new Error(`POST /contacts/imports: ${imported.status} ${await imported.text()}`);
+    const importId = ((await imported.json()) as { id: string }).id;
+    return {
+      importId,
+      team,
+      emailId,
+      keyId,
+      webhookId,
+      webhookEndpoint,
+      eventId,
+      suppressionId,
+      suppressedEmail,
+      contactId,
+      contactEmail,
+      segmentId,
+      topicId,
+      propertyId,
+    };
   }
 
   /** Strings that would betray team A in a reply to team B. */
@@ -186,6 +299,12 @@ describe('tenant isolation: every route, every key kind', () => {
     a.team.domain,
     a.webhookEndpoint,
     a.team.teamId,
+    a.contactId,
+    a.contactEmail,
+    a.segmentId,
+    a.topicId,
+    a.propertyId,
+    a.importId,
   ];
 
   beforeAll(async () => {
@@ -213,11 +332,13 @@ describe('tenant isolation: every route, every key kind', () => {
     await api?.close();
   });
 
-  const apiRoutes = () =>
-    document
+  const apiRoutes = () => [
+    ...document
       .operations()
       .filter(([, op]) => op.security === undefined || op.security.length > 0)
-      .map(([route]) => route);
+      .map(([route]) => route),
+    ...UNDOCUMENTED,
+  ];
 
   it('has a row for every route that needs a key, and the router serves no route outside the document', () => {
     const routes = apiRoutes();
@@ -227,7 +348,9 @@ describe('tenant isolation: every route, every key kind', () => {
     const documented = document.operations().map(([route]) => route);
     const undocumented = routerTable(api.app.getHttpAdapter().getInstance() as unknown as FastifyInstance)
       .filter((route) => !route.startsWith('head ') && !route.includes(' /dashboard') && !route.endsWith('*') && route !== 'get /')
-      .filter((route) => !documented.includes(route));
+      .filter((route) => !documented.includes(route) && !UNDOCUMENTED.includes(route))
+      // The multipart import is asked in its own form (its body is a file), not by the JSON probes.
+      .filter((route) => route !== 'post /contacts/imports');
     expect(undocumented).toEqual([]);
   });
 
