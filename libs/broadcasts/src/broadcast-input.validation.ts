@@ -151,6 +151,15 @@ export function validateSendBroadcast(body: unknown): { scheduledAt: unknown } {
   return { scheduledAt: f.scheduled_at };
 }
 
+/** The dashboard's preview: a document, or html and text. */
+export function validatePreview(body: unknown): Pick<BroadcastContent, 'html' | 'text' | 'document'> {
+  const f = parseOrThrow(jsonBody(fields.pick({ html: true, text: true, document: true })), body);
+  if (isAbsent(f.document) && isAbsent(f.html) && isAbsent(f.text)) {
+    throw new HeraldError('missing_required_field', 'Missing `html`, `text` or `document` field.');
+  }
+  return { html: f.html ?? null, text: f.text ?? null, document: f.document ?? null };
+}
+
 /** The dashboard's test send: 1–5 addresses. */
 export function validateTestRecipients(body: unknown): string[] {
   const f = parseOrThrow(

@@ -56,9 +56,8 @@ export function prepareBroadcast(broadcast: Broadcast, options: PrepareOptions):
  * tokens naming this email), sent as an ordinary email of the team (source `api`) linked to the
  * broadcast. `dispatchId` is the outbox row the chunk's emails share.
  */
-export function recipientEmail(p: PreparedBroadcast, r: Recipient, emailId: string, dispatchId: string, keys: UnsubscribeKeys): NewEmail {
-  const link = `${p.unsubscribeBase}${keys.token(emailId)}`;
-  const mailbox = keys.mailbox(emailId, p.returnPathDomain);
+export function recipientEmail(p: PreparedBroadcast, r: Recipient, emailId: string, dispatchId: string, unsubscribe: Unsubscribe): NewEmail {
+  const { link, mailbox } = unsubscribe;
   const values: MergeValues = {
     contact: { ...r.properties, email: r.email, first_name: r.firstName, last_name: r.lastName },
     fallbacks: {},
@@ -84,13 +83,24 @@ export function recipientEmail(p: PreparedBroadcast, r: Recipient, emailId: stri
       subject: renderTemplate(p.subject, values, false).replace(/[\r\n]+/g, ' '),
       html: p.html && renderTemplate(p.html, values, true),
       text: p.text && renderTemplate(p.text, values, false),
-      headers: listUnsubscribeHeaders(link, mailbox),
+      headers: mailbox === null ? null : listUnsubscribeHeaders(link, mailbox),
       attachments: [],
       tags: null,
       scheduledAt: null,
       recipients: [{ kind: 'to', address: r.email }],
     },
   };
+}
+
+/** Where a recipient unsubscribes: the link (merge tag and header) and the mailbox (header; none for a test send). */
+export interface Unsubscribe {
+  link: string;
+  mailbox: string | null;
+}
+
+/** A recipient's own signed link and mailbox, both naming its email. */
+export function unsubscribeOf(p: PreparedBroadcast, emailId: string, keys: UnsubscribeKeys): Unsubscribe {
+  return { link: `${p.unsubscribeBase}${keys.token(emailId)}`, mailbox: keys.mailbox(emailId, p.returnPathDomain) };
 }
 
 /** RFC 2369 and RFC 8058: the link first (one-click POST), then the mailbox. */
