@@ -71,7 +71,13 @@ export class BroadcastRunner implements OnModuleDestroy {
     this.job.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): Promise<void> {
+    return this.stop();
+  }
+
+  /** Stops taking broadcasts: the chunk being written commits (or not), the broadcast is released to the others. */
+  async stop(): Promise<void> {
+    this.started = false;
     await this.job.stop();
     await Promise.allSettled([...this.dispatches]);
   }
