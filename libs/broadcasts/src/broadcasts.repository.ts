@@ -134,16 +134,15 @@ export class BroadcastsRepository {
    * number of processes can ask at once, each gets others.
    */
   async claimDue(limit: number, leaseSeconds: number): Promise<FanOutState[]> {
-    const rows: (BroadcastRow & { cursor: string | null })[] = await this.db.query(
+    // An UPDATE answers TypeORM's [rows, affected] pair.
+    const [rows]: [(BroadcastRow & { cursor: string | null })[], number] = await this.db.query(
       `UPDATE broadcasts b SET status = 'sending', lease_until = now() + make_interval(secs => $2), updated_at = now()
        FROM (SELECT id FROM broadcasts
               WHERE status IN ('queued', 'scheduled', 'sending') AND coalesce(scheduled_at, created_at) <= now()
                 AND (lease_until IS NULL OR lease_until < now())
               ORDER BY coalesce(scheduled_at, created_at) LIMIT $1 FOR UPDATE SKIP LOCKED) due
        WHERE b.id = due.id
-       RETURNING ${FULL.split(', ')
-         .map((c) => `b.${c.trim()}`)
-         .join(', ')}, b.cursor`,
+       RETURNING b.*`,
       [limit, leaseSeconds],
     );
     return rows.map((row) => ({ broadcast: toBroadcast(row), cursor: row.cursor }));
