@@ -11,10 +11,6 @@ import { prepareBroadcast, recipientEmail, unsubscribeOf, type PreparedBroadcast
 import { BROADCASTS_CONFIG, type BroadcastsConfig } from './broadcasts.config';
 import { BroadcastsRepository, FanOutCursorMoved, type FanOutChunk, type FanOutState } from './broadcasts.repository';
 
-/** Contacts read, and emails written in one transaction, per step of a fan-out. */
-export const FAN_OUT_CHUNK = 1000;
-/** How long a process holds a broadcast between chunks; another takes it over once this runs out. */
-export const FAN_OUT_LEASE_SECONDS = 10;
 const POLL_MS = 1000;
 /** Chunks whose send commands are still being published while the next chunk is written. */
 const DISPATCHES_IN_FLIGHT = 4;
@@ -91,7 +87,7 @@ export class BroadcastRunner implements OnModuleDestroy {
   async pass(): Promise<number> {
     let written = 0;
     for (;;) {
-      const due = await this.repository.claimDue(1, FAN_OUT_LEASE_SECONDS);
+      const due = await this.repository.claimDue(1, this.config.BROADCAST_LEASE_SECONDS);
       if (!due.length) return written;
       written += await this.fanOut(due[0]!);
       if (this.job.isStopped) return written;
@@ -110,7 +106,7 @@ export class BroadcastRunner implements OnModuleDestroy {
       }
       const { members } = await this.contacts.segmentMembersPage(broadcast.teamId, broadcast.segmentId!, {
         afterContactId: cursor,
-        limit: FAN_OUT_CHUNK,
+        limit: this.config.BROADCAST_CHUNK_SIZE,
         topicId: broadcast.topicId,
       });
       if (!members.length) {
@@ -119,8 +115,8 @@ export class BroadcastRunner implements OnModuleDestroy {
       }
       const { chunk, rows } = await this.chunkOf(prepared, members);
       try {
-        if (rows.length) await this.emails.insert(rows, (tx) => this.repository.advance(tx, broadcast.id, cursor, chunk, FAN_OUT_LEASE_SECONDS));
-        else await this.repository.advanceAlone(broadcast.id, cursor, chunk, FAN_OUT_LEASE_SECONDS);
+        if (rows.length) await this.emails.insert(rows, (tx) => this.repository.advance(tx, broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS));
+        else await this.repository.advanceAlone(broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS);
       } catch (error) {
         if (error instanceof FanOutCursorMoved) {
           this.logger.warn(error.message);
