@@ -59,7 +59,10 @@ describe('broadcasts through the resend SDK', () => {
     });
     expect(got.data!.created_at).toMatch(REST_TIME);
 
-    const updated = await acme.resend.broadcasts.update(id, { subject: 'Hello {{{contact.first_name|you}}}', text: 'Plain {{{contact.first_name}}}' });
+    const updated = await acme.resend.broadcasts.update(id, {
+      subject: 'Hello {{{contact.first_name|you}}}',
+      text: 'Plain {{{contact.first_name}}}',
+    });
     expect(updated.error).toBeNull();
     expect(updated.data).toEqual({ object: 'broadcast', id });
     const after = await acme.resend.broadcasts.get(id);
@@ -142,7 +145,10 @@ describe('broadcasts through the resend SDK', () => {
       segment_id: segmentId,
       document: { type: 'doc', content: [{ type: 'table' }] },
     });
-    expect(document).toMatchObject({ status: 422, body: { name: 'validation_error', message: expect.stringMatching(/^Invalid `document` field: document/) } });
+    expect(document).toMatchObject({
+      status: 422,
+      body: { name: 'validation_error', message: expect.stringMatching(/^Invalid `document` field: document/) },
+    });
     expect((await acme.resend.broadcasts.get('nope')).error).toMatchObject({ statusCode: 422, name: 'invalid_parameter' });
     expect((await acme.resend.broadcasts.get(randomUUID())).error).toMatchObject({ statusCode: 404, name: 'not_found' });
     expect((await acme.resend.broadcasts.list({ limit: 0 } as never)).error).toMatchObject({ statusCode: 422 });
@@ -151,9 +157,22 @@ describe('broadcasts through the resend SDK', () => {
   it('takes the legacy audience_id, and an editor document rendered when sent', async () => {
     const document = {
       type: 'doc',
-      content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Hi ' }, { type: 'mergeTag', attrs: { key: 'contact.first_name', fallback: 'there' } }] }],
+      content: [
+        {
+          type: 'paragraph',
+          content: [
+            { type: 'text', text: 'Hi ' },
+            { type: 'mergeTag', attrs: { key: 'contact.first_name', fallback: 'there' } },
+          ],
+        },
+      ],
     };
-    const created = await call(api.url, acme.token, 'POST', '/broadcasts', { from: acme.from('news'), subject: 'Doc', audience_id: segmentId, document });
+    const created = await call(api.url, acme.token, 'POST', '/broadcasts', {
+      from: acme.from('news'),
+      subject: 'Doc',
+      audience_id: segmentId,
+      document,
+    });
     expect(created.status).toBe(200);
     const got = await call(api.url, acme.token, 'GET', `/broadcasts/${created.body.id}`);
     expect(got.body).toMatchObject({ segment_id: segmentId, document, html: null, status: 'draft' });

@@ -63,7 +63,9 @@ describe('a broadcast, from segment to inbox and back out', () => {
     }));
     const created = await audience.contacts(bodies);
     created.forEach((id, i) => ids.set(i, id));
-    const suppressed = Array.from({ length: CONTACTS }, (_, i) => i).filter(SUPPRESSED).map(address);
+    const suppressed = Array.from({ length: CONTACTS }, (_, i) => i)
+      .filter(SUPPRESSED)
+      .map(address);
     expect((await call(world.api.url, team.token, 'POST', '/suppressions/batch/add', { emails: suppressed })).status).toBe(200);
   });
 
@@ -73,8 +75,7 @@ describe('a broadcast, from segment to inbox and back out', () => {
     await world?.close();
   });
 
-  const expected = () =>
-    Array.from({ length: CONTACTS }, (_, i) => i).filter((i) => !UNSUBSCRIBED(i) && !OPTED_OUT(i) && !SUPPRESSED(i));
+  const expected = () => Array.from({ length: CONTACTS }, (_, i) => i).filter((i) => !UNSUBSCRIBED(i) && !OPTED_OUT(i) && !SUPPRESSED(i));
 
   const broadcast = async (subject: string) => {
     const { data, error } = await team.resend.broadcasts.create({
@@ -136,7 +137,9 @@ describe('a broadcast, from segment to inbox and back out', () => {
       expect(parsed.headerLines.find((h) => h.key === 'list-unsubscribe-post')?.line).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
       const [link, mailto] = listUnsubscribe(parsed);
       expect(link).toMatch(new RegExp(`^${world.api.url}/unsubscribe/[A-Za-z0-9_-]{44}$`));
-      expect(mailto).toMatch(new RegExp(`^mailto:u-[0-9a-f]{32}-[a-z2-7]{16}@[a-z0-9.-]+\\.${team.domain.replace(/\./g, '\\.')}\\?subject=unsubscribe$`));
+      expect(mailto).toMatch(
+        new RegExp(`^mailto:u-[0-9a-f]{32}-[a-z2-7]{16}@[a-z0-9.-]+\\.${team.domain.replace(/\./g, '\\.')}\\?subject=unsubscribe$`),
+      );
       expect(parsed.html).toContain(`href="${link}"`);
       expect(parsed.text).toContain(link);
     }
@@ -149,7 +152,10 @@ describe('a broadcast, from segment to inbox and back out', () => {
       const { message } = firstMessages.get(address(i))![0]!;
       const auth = await world.authenticateAtSink(message);
       expect(auth.dkim.results[0].status.result).toBe('pass');
-      const signed = (auth.dkim.results[0].signingHeaders.keys as string).toLowerCase().split(':').map((k) => k.trim());
+      const signed = (auth.dkim.results[0].signingHeaders.keys as string)
+        .toLowerCase()
+        .split(':')
+        .map((k) => k.trim());
       expect(signed).toEqual(expect.arrayContaining(['list-unsubscribe', 'list-unsubscribe-post', 'from', 'subject']));
       expect(auth.dmarc.status.result).toBe('pass');
     }
@@ -165,7 +171,11 @@ describe('a broadcast, from segment to inbox and back out', () => {
     // A tampered token (one character changed) and a forged one change nothing.
     const tampered = link!.slice(0, -1) + (link!.endsWith('A') ? 'B' : 'A');
     for (const bad of [tampered, `${world.api.url}/unsubscribe/${'A'.repeat(44)}`]) {
-      const refused = await fetch(bad, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const refused = await fetch(bad, {
+        method: 'POST',
+        body: 'List-Unsubscribe=One-Click',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(refused.status).toBe(404);
       expect(await refused.text()).toContain('not valid');
     }
@@ -238,6 +248,9 @@ describe('a broadcast, from segment to inbox and back out', () => {
 
 /** The targets of List-Unsubscribe: `[https link, mailto]`. */
 function listUnsubscribe(parsed: ParsedMail): string[] {
-  const raw = parsed.headerLines.find((h) => h.key === 'list-unsubscribe')!.line.replace(/^List-Unsubscribe:\s*/i, '').replace(/\r?\n\s+/g, ' ');
+  const raw = parsed.headerLines
+    .find((h) => h.key === 'list-unsubscribe')!
+    .line.replace(/^List-Unsubscribe:\s*/i, '')
+    .replace(/\r?\n\s+/g, ' ');
   return [...raw.matchAll(/<([^>]+)>/g)].map((m) => m[1]!);
 }

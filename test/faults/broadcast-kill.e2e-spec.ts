@@ -45,7 +45,12 @@ describe('fault: kill -9 the api in the middle of a broadcast fan-out', () => {
     const audience = new TestAudience(world.api.app, team.teamId);
     const segmentId = await audience.segment();
     await audience.contacts(
-      Array.from({ length: CONTACTS }, (_, i) => ({ email: `k${i}@inbox.test`, first_name: `K${i}`, unsubscribed: UNSUBSCRIBED(i), segments: [{ id: segmentId }] })),
+      Array.from({ length: CONTACTS }, (_, i) => ({
+        email: `k${i}@inbox.test`,
+        first_name: `K${i}`,
+        unsubscribed: UNSUBSCRIBED(i),
+        segments: [{ id: segmentId }],
+      })),
     );
     const expected = Array.from({ length: CONTACTS }, (_, i) => i)
       .filter((i) => !UNSUBSCRIBED(i))

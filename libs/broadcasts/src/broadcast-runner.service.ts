@@ -80,7 +80,8 @@ export class BroadcastRunner implements OnModuleDestroy {
 
   /** A broadcast was sent now: look at once rather than at the next tick. */
   kick(): void {
-    if (this.started && !this.job.isStopped) void this.job.runOnce().catch((error: Error) => this.logger.warn(`broadcast fan-out failed: ${error.message}`));
+    if (this.started && !this.job.isStopped)
+      void this.job.runOnce().catch((error: Error) => this.logger.warn(`broadcast fan-out failed: ${error.message}`));
   }
 
   /** One pass: fans out every broadcast due; answers how many emails it wrote. */
@@ -94,30 +95,35 @@ export class BroadcastRunner implements OnModuleDestroy {
     }
   }
 
+  /**
+   * The chunks one after another; the next chunk is read and rendered while the one before it
+   * is being written (it starts after that chunk's last contact, whether or not the write
+   * commits: if it does not, the fan-out stops and the prefetched chunk is dropped).
+   */
   private async fanOut(state: FanOutState): Promise<number> {
     const { broadcast } = state;
     const prepared = await this.prepare(state);
     let cursor = state.cursor;
     let written = 0;
+    let next = this.nextChunk(prepared, cursor);
     for (;;) {
+      const current = await next;
       if (this.job.isStopped) {
         await this.repository.release(broadcast.id);
         return written;
       }
-      const { members } = await this.contacts.segmentMembersPage(broadcast.teamId, broadcast.segmentId!, {
-        afterContactId: cursor,
-        limit: this.config.BROADCAST_CHUNK_SIZE,
-        topicId: broadcast.topicId,
-      });
-      if (!members.length) {
+      if (!current) {
         if (await this.repository.finish(broadcast.id, cursor)) this.logger.log(`broadcast ${broadcast.id} sent`);
         return written;
       }
-      const { chunk, rows } = await this.chunkOf(prepared, members);
+      const { chunk, rows } = current;
+      next = this.nextChunk(prepared, chunk.cursor);
       try {
-        if (rows.length) await this.emails.insert(rows, (tx) => this.repository.advance(tx, broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS));
+        if (rows.length)
+          await this.emails.insert(rows, (tx) => this.repository.advance(tx, broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS));
         else await this.repository.advanceAlone(broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS);
       } catch (error) {
+        await next.catch(() => undefined);
         if (error instanceof FanOutCursorMoved) {
           this.logger.warn(error.message);
           return written;
@@ -129,6 +135,16 @@ export class BroadcastRunner implements OnModuleDestroy {
       this.written.inc(rows.length);
       await this.dispatch(rows);
     }
+  }
+
+  /** The chunk after `after`: its members read, left out or rendered; null at the segment's end. */
+  private async nextChunk(p: PreparedBroadcast, after: string | null): Promise<{ chunk: FanOutChunk; rows: NewEmail[] } | null> {
+    const { members } = await this.contacts.segmentMembersPage(p.broadcast.teamId, p.broadcast.segmentId!, {
+      afterContactId: after,
+      limit: this.config.BROADCAST_CHUNK_SIZE,
+      topicId: p.broadcast.topicId,
+    });
+    return members.length ? this.chunkOf(p, members) : null;
   }
 
   /** Who of these members gets an email, and the email of each. */

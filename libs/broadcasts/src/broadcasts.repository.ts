@@ -112,10 +112,7 @@ export class BroadcastsRepository {
 
   /** Deletes a draft or a cancelled broadcast; false otherwise. */
   async remove(teamId: string, id: string): Promise<boolean> {
-    const result = await this.db.query(`DELETE FROM broadcasts WHERE team_id = $1 AND id = $2 AND status IN ('draft', 'cancelled')`, [
-      teamId,
-      id,
-    ]);
+    const result = await this.db.query(`DELETE FROM broadcasts WHERE team_id = $1 AND id = $2 AND status IN ('draft', 'cancelled')`, [teamId, id]);
     return affectedRows(result) === 1;
   }
 
@@ -201,20 +198,20 @@ export class BroadcastsRepository {
     await this.db.query(`UPDATE broadcasts SET lease_until = NULL WHERE id = $1 AND status = 'sending'`, [id]);
   }
 
-  /** The contact and broadcast an email was sent to, for an unsubscribe token. */
-  async recipientOf(emailId: string): Promise<{ teamId: string; broadcastId: string; contactId: string; topicId: string | null } | null> {
-    const rows: { team_id: string; broadcast_id: string; contact_id: string; topic_id: string | null }[] = await this.db.query(
-      `SELECT r.team_id, r.broadcast_id, r.contact_id, b.topic_id
-         FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id WHERE r.email_id = $1`,
+  /** The contact and broadcast an email was sent to (and the team's name), for an unsubscribe token. */
+  async recipientOf(
+    emailId: string,
+  ): Promise<{ teamId: string; teamName: string; broadcastId: string; contactId: string; topicId: string | null } | null> {
+    const rows: { team_id: string; team_name: string; broadcast_id: string; contact_id: string; topic_id: string | null }[] = await this.db.query(
+      `SELECT r.team_id, t.name AS team_name, r.broadcast_id, r.contact_id, b.topic_id
+         FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id JOIN teams t ON t.id = r.team_id
+        WHERE r.email_id = $1`,
       [emailId],
     );
     const row = rows[0];
-    return row ? { teamId: row.team_id, broadcastId: row.broadcast_id, contactId: row.contact_id, topicId: row.topic_id } : null;
-  }
-
-  async teamName(teamId: string): Promise<string | null> {
-    const rows: { name: string }[] = await this.db.query(`SELECT name FROM teams WHERE id = $1`, [teamId]);
-    return rows[0]?.name ?? null;
+    return row
+      ? { teamId: row.team_id, teamName: row.team_name, broadcastId: row.broadcast_id, contactId: row.contact_id, topicId: row.topic_id }
+      : null;
   }
 }
 

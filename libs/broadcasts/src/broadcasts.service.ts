@@ -6,7 +6,14 @@ import { parseScheduledAt } from '@herald/emails';
 import { parsePage } from '@herald/http';
 import { Dispatcher, EmailStore } from '@herald/messages';
 import { bodiesOf, checkDocument } from './broadcast-bodies';
-import { fromParts, validatePreview, validateCreateBroadcast, validateSendBroadcast, validateTestRecipients, validateUpdateBroadcast } from './broadcast-input.validation';
+import {
+  fromParts,
+  validatePreview,
+  validateCreateBroadcast,
+  validateSendBroadcast,
+  validateTestRecipients,
+  validateUpdateBroadcast,
+} from './broadcast-input.validation';
 import { BroadcastLinks } from './broadcast-links';
 import { prepareBroadcast, recipientEmail } from './broadcast-message';
 import { broadcastRef, presentBroadcast, presentBroadcastList, type BroadcastBody } from './broadcast.presenter';

@@ -7,6 +7,7 @@ import { donePage, preferencePage, type PreferenceTopic } from './preference-pag
 /** Who a token stands for: one email of a broadcast, hence one contact. */
 interface Target {
   teamId: string;
+  teamName: string;
   broadcastId: string;
   contactId: string;
   topicId: string | null;
@@ -39,8 +40,7 @@ export class UnsubscribeService {
     const target = await this.byToken(token);
     if (!target) return { status: 404 };
     const what = await this.unsubscribe(target);
-    const team = (await this.repository.teamName(target.teamId)) ?? 'the sender';
-    return what ? { status: 200, html: donePage(team, what) } : { status: 404 };
+    return what ? { status: 200, html: donePage(target.teamName, what) } : { status: 404 };
   }
 
   /** A message to the List-Unsubscribe mailbox: the same as one click; false when the address is not one of ours. */
@@ -59,10 +59,9 @@ export class UnsubscribeService {
   async preferences(token: string, action: string, notice?: string): Promise<UnsubscribeAnswer> {
     const target = await this.byToken(token);
     if (!target) return { status: 404 };
-    const [contact, topics, teamName] = await Promise.all([
+    const [contact, topics] = await Promise.all([
       this.contacts.findById(target.teamId, target.contactId),
       this.contacts.topicsOf(target.teamId, target.contactId),
-      this.repository.teamName(target.teamId),
     ]);
     if (!contact) return { status: 404 };
     const shown: PreferenceTopic[] = topics
@@ -70,7 +69,7 @@ export class UnsubscribeService {
       .map((t) => ({ id: t.topic.id, name: t.topic.name, description: t.topic.description, subscribed: t.subscription === 'opt_in' }));
     return {
       status: 200,
-      html: preferencePage({ teamName: teamName ?? 'Email preferences', email: contact.email, unsubscribed: contact.unsubscribed, topics: shown, action, notice }),
+      html: preferencePage({ teamName: target.teamName, email: contact.email, unsubscribed: contact.unsubscribed, topics: shown, action, notice }),
     };
   }
 
