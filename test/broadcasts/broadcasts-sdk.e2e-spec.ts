@@ -75,6 +75,16 @@ describe('broadcasts through the resend SDK', () => {
     const next = await acme.resend.broadcasts.list({ limit: 1, after: other.data!.id });
     expect(next.data!.data.map((b) => b.id)).toEqual([id]);
 
+    const copy = await acme.resend.broadcasts.duplicate(id);
+    expect(copy.error).toBeNull();
+    expect(copy.data).toEqual({ object: 'broadcast', id: expect.stringMatching(UUID) });
+    expect((await acme.resend.broadcasts.get(copy.data!.id)).data).toMatchObject({
+      status: 'draft',
+      subject: after.data!.subject,
+      text: after.data!.text,
+    });
+    await acme.resend.broadcasts.remove(copy.data!.id);
+
     const removed = await acme.resend.broadcasts.remove(id);
     expect(removed.error).toBeNull();
     expect(removed.data).toEqual({ object: 'broadcast', id, deleted: true });

@@ -55,6 +55,21 @@ export class BroadcastsService {
     return (await this.repository.get(teamId, id))!;
   }
 
+  /** A new draft with the broadcast's content (whatever its status), as Resend's duplicate. */
+  async duplicate(teamId: string, id: string): Promise<Broadcast> {
+    const source = await this.find(teamId, id);
+    const copy = newId();
+    const { name, segmentId, topicId, from, subject, replyTo, previewText, html, text, document } = source;
+    await this.repository.insert(
+      teamId,
+      copy,
+      { name, segmentId, topicId, from, subject, replyTo, previewText, html, text, document },
+      'draft',
+      null,
+    );
+    return (await this.repository.get(teamId, copy))!;
+  }
+
   async get(teamId: string, id: string): Promise<BroadcastBody> {
     const broadcast = await this.find(teamId, id);
     return presentBroadcast(broadcast, await this.repository.deliveryCounts(teamId, id));
