@@ -40,6 +40,15 @@ export interface FanOutChunk {
   cursor: string;
 }
 
+/** Who an unsubscribe token stands for: one email of a broadcast, hence one contact. */
+export interface UnsubscribeTarget {
+  teamId: string;
+  teamName: string;
+  broadcastId: string;
+  contactId: string;
+  topic: { id: string; name: string } | null;
+}
+
 /** Raised inside a chunk's transaction when another process moved the cursor: the chunk rolls back. */
 export class FanOutCursorMoved extends Error {
   constructor(readonly broadcastId: string) {
@@ -198,20 +207,29 @@ export class BroadcastsRepository {
     await this.db.query(`UPDATE broadcasts SET lease_until = NULL WHERE id = $1 AND status = 'sending'`, [id]);
   }
 
-  /** The contact and broadcast an email was sent to (and the team's name), for an unsubscribe token. */
-  async recipientOf(
-    emailId: string,
-  ): Promise<{ teamId: string; teamName: string; broadcastId: string; contactId: string; topicId: string | null } | null> {
-    const rows: { team_id: string; team_name: string; broadcast_id: string; contact_id: string; topic_id: string | null }[] = await this.db.query(
-      `SELECT r.team_id, t.name AS team_name, r.broadcast_id, r.contact_id, b.topic_id
-         FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id JOIN teams t ON t.id = r.team_id
-        WHERE r.email_id = $1`,
+  /**
+   * The contact and broadcast an email was sent to, with the team's name and the broadcast's topic
+   * (null when it has none or it was deleted since), for an unsubscribe token: one query.
+   */
+  async recipientOf(emailId: string): Promise<UnsubscribeTarget | null> {
+    const rows: {
+      team_id: string;
+      team_name: string;
+      broadcast_id: string;
+      contact_id: string;
+      topic_id: string | null;
+      topic_name: string | null;
+    }[] = await this.db.query(
+      `SELECT r.team_id, t.name AS team_name, r.broadcast_id, r.contact_id, p.id AS topic_id, p.name AS topic_name
+           FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id JOIN teams t ON t.id = r.team_id
+           LEFT JOIN topics p ON p.id = b.topic_id AND p.team_id = r.team_id
+          WHERE r.email_id = $1`,
       [emailId],
     );
     const row = rows[0];
-    return row
-      ? { teamId: row.team_id, teamName: row.team_name, broadcastId: row.broadcast_id, contactId: row.contact_id, topicId: row.topic_id }
-      : null;
+    if (!row) return null;
+    const topic = row.topic_id ? { id: row.topic_id, name: row.topic_name! } : null;
+    return { teamId: row.team_id, teamName: row.team_name, broadcastId: row.broadcast_id, contactId: row.contact_id, topic };
   }
 }
 
