@@ -231,6 +231,27 @@ describe('a broadcast, from segment to inbox and back out', () => {
     forged.close();
   });
 
+  it('saves the preference form: a topic dropped and taken again, then everything dropped', async () => {
+    const third = expected()[2]!;
+    const [link] = listUnsubscribe(firstMessages.get(address(third))![0]!.parsed);
+    const directory = world.api.app.get(ContactsDirectory);
+    const form = (body: string) => fetch(link!, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const subscription = async () => (await directory.topicsOf(team.teamId, ids.get(third)!)).find((t) => t.topic.id === topicId)?.subscription;
+
+    const dropped = await form('action=save');
+    expect(dropped.status).toBe(200);
+    expect(await dropped.text()).toContain('Your preferences are saved.');
+    expect(await subscription()).toBe('opt_out');
+    await form(`action=save&topic=${topicId}`);
+    expect(await subscription()).toBe('opt_in');
+    const all = await form('action=all');
+    expect(await all.text()).toContain('You are unsubscribed from everything.');
+    expect((await directory.findById(team.teamId, ids.get(third)!))?.unsubscribed).toBe(true);
+    // Taken back, so that the next broadcast's count below stays about the one-click and mailto contacts.
+    await form(`action=save&topic=${topicId}`);
+    expect((await directory.findById(team.teamId, ids.get(third)!))?.unsubscribed).toBe(false);
+  });
+
   it('leaves the unsubscribed contacts out of the next broadcast', async () => {
     const [first, second] = expected();
     sink.messages.length = 0;
