@@ -125,6 +125,21 @@ describe('broadcasts through the resend SDK', () => {
     await acme.resend.broadcasts.cancel(data!.id);
   });
 
+  it('fans a scheduled broadcast out once it is due (the api role polls every second)', async () => {
+    await audience.contact({ email: 'due@inbox.test', first_name: 'Dee', segments: [{ id: segmentId }] });
+    const { data } = await acme.resend.broadcasts.create({ ...draft(), send: true, scheduledAt: 'in 2 seconds' });
+    expect((await acme.resend.broadcasts.get(data!.id)).data!.status).toBe('scheduled');
+    const deadline = Date.now() + 15_000;
+    let got = await acme.resend.broadcasts.get(data!.id);
+    while (got.data!.status !== 'sent' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      got = await acme.resend.broadcasts.get(data!.id);
+    }
+    expect(got.data).toMatchObject({ status: 'sent', sent_at: expect.stringMatching(REST_TIME), counts: { recipients: 1 } });
+    const emails = await acme.resend.emails.list();
+    expect(emails.data!.data.find((e) => e.to[0] === 'due@inbox.test')).toMatchObject({ subject: 'Hi Dee' });
+  });
+
   it('answers 422 naming the field for each bad input', async () => {
     const cases: [Record<string, unknown>, number, string, RegExp][] = [
       [{ ...draft(), from: undefined }, 422, 'missing_required_field', /`from`/],

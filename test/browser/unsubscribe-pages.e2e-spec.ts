@@ -56,11 +56,11 @@ describe('the hosted unsubscribe pages', () => {
     await page.goto('about:blank');
     await page.setContent(preferencePage({ ...VIEW, action: 'http://herald.test/unsubscribe/token' }));
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('t-t1');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('t-t1');
     await page.keyboard.press('Space');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Save preferences');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Save preferences');
     await Promise.all([page.waitForURL('http://herald.test/unsubscribe/token'), page.keyboard.press('Enter')]);
     expect(new URLSearchParams(posted).getAll('topic')).toEqual([]);
     expect(new URLSearchParams(posted).get('action')).toBe('save');
