@@ -64,6 +64,7 @@ const routeTree = rootRoute.addChildren([
     page('api-keys', () => import('./pages/api-keys'), 'ApiKeysPage', teamRoute),
     page('webhooks', () => import('./pages/webhooks'), 'WebhooksPage', teamRoute),
     page('webhooks/$webhookId', () => import('./pages/webhook-detail'), 'WebhookDetailPage', teamRoute),
+    page('contacts', () => import('./pages/contacts'), 'ContactsPage', teamRoute),
     page('suppressions', () => import('./pages/suppressions'), 'SuppressionsPage', teamRoute),
     page('team', () => import('./pages/team'), 'TeamPage', teamRoute),
     page('account', () => import('./pages/account'), 'AccountPage', teamRoute),
