@@ -29,6 +29,7 @@ describe('a recipient’s copy of a broadcast', () => {
     region: 'eu-west-1',
     unsubscribeBase: 'https://api.acme.test/unsubscribe/',
     returnPathDomain: 'send.acme.test',
+    fallbacks: { company: 'your company' },
   });
   const emailId = '01a21984-2222-705c-bc2f-c8b6dc4451a2';
   const email = recipientEmail(
@@ -59,7 +60,7 @@ describe('a recipient’s copy of a broadcast', () => {
 
   it('fills its merge values, escaped in the html, and folds line breaks out of the subject', () => {
     expect(email.email.subject).toBe('Hi Ann & Bo Bcc: evil@x.test');
-    expect(email.email.html).toContain('<p>Ann &amp; Bo at </p>');
+    expect(email.email.html).toContain('<p>Ann &amp; Bo at your company</p>');
     expect(email.email.text).toMatch(/^Hi Ann & Bo: https:\/\/api\.acme\.test\/unsubscribe\/[A-Za-z0-9_-]{44}$/);
   });
 

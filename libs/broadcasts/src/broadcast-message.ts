@@ -10,7 +10,7 @@ export interface Recipient {
   email: string;
   firstName: string | null;
   lastName: string | null;
-  /** Every property of the team, fallbacks applied already (null: no value and no fallback). */
+  /** The contact's own property values (null or absent: none); the properties' fallbacks are the broadcast's. */
   properties: Record<string, string | number | null>;
 }
 
@@ -27,12 +27,15 @@ export interface PreparedBroadcast {
   unsubscribeBase: string;
   /** The sending domain's Return-Path domain, whose MX (the bounce MX) takes the mailto: unsubscribes. */
   returnPathDomain: string;
+  /** Each property's fallback_value: used when the contact has no value and the tag gives no fallback of its own. */
+  fallbacks: Record<string, string | number | null>;
 }
 
 export interface PrepareOptions {
   region: string;
   unsubscribeBase: string;
   returnPathDomain: string;
+  fallbacks?: Record<string, string | number | null>;
 }
 
 export function prepareBroadcast(broadcast: Broadcast, options: PrepareOptions): PreparedBroadcast {
@@ -48,6 +51,7 @@ export function prepareBroadcast(broadcast: Broadcast, options: PrepareOptions):
     text: broadcast.text === null ? null : compileTemplate(broadcast.text),
     unsubscribeBase: options.unsubscribeBase.replace(/\/*$/, '/'),
     returnPathDomain: options.returnPathDomain,
+    fallbacks: options.fallbacks ?? {},
   };
 }
 
@@ -60,7 +64,7 @@ export function recipientEmail(p: PreparedBroadcast, r: Recipient, emailId: stri
   const { link, mailbox } = unsubscribe;
   const values: MergeValues = {
     contact: { ...r.properties, email: r.email, first_name: r.firstName, last_name: r.lastName },
-    fallbacks: {},
+    fallbacks: p.fallbacks,
     unsubscribeUrl: link,
   };
   const b = p.broadcast;

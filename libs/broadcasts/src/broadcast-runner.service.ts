@@ -143,6 +143,8 @@ export class BroadcastRunner implements OnModuleDestroy {
       afterContactId: after,
       limit: this.config.BROADCAST_CHUNK_SIZE,
       topicId: p.broadcast.topicId,
+      // Own values only: a tag's inline fallback comes before the property's (prepare reads those).
+      rawProperties: true,
     });
     return members.length ? this.chunkOf(p, members) : null;
   }
@@ -201,6 +203,7 @@ export class BroadcastRunner implements OnModuleDestroy {
       region: domain?.region ?? this.config.HERALD_REGION,
       unsubscribeBase: await this.links.unsubscribeBase(),
       returnPathDomain: domain ? `${domain.customReturnPath}.${domain.name}` : fromDomain,
+      fallbacks: await this.contacts.propertyFallbacks(broadcast.teamId),
     });
   }
 }

@@ -120,7 +120,7 @@ export class BroadcastsService {
 
   /**
    * The dashboard's test: the broadcast as it stands, to 1–5 addresses now, merge tags filled with
-   * their fallbacks, the unsubscribe link pointing at the page that says it was a test.
+   * their fallbacks (the tag's, else the property's), the unsubscribe link pointing at the page that says it was a test.
    */
   async sendTest(teamId: string, id: string, body: unknown): Promise<{ id: string }> {
     const to = validateTestRecipients(body);
@@ -129,7 +129,7 @@ export class BroadcastsService {
     // A test is no broadcast email: not linked to the broadcast, and without List-Unsubscribe.
     const prepared = prepareBroadcast(
       { ...broadcast, id: '', ...bodiesOf(broadcast) },
-      { region, unsubscribeBase: await this.links.unsubscribeBase(), returnPathDomain: '' },
+      { region, unsubscribeBase: await this.links.unsubscribeBase(), returnPathDomain: '', fallbacks: await this.contacts.propertyFallbacks(teamId) },
     );
     const emailId = newId();
     const tester = { contactId: '', email: to[0]!, firstName: null, lastName: null, properties: {} };
