@@ -1,30 +1,29 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import { ContactPropertiesService, ContactsService, SegmentsService, TopicsService } from '@herald/contacts';
+import type { Resend } from 'resend';
 
-/**
- * A team's contacts, segment and topic for a broadcast test, made through the contacts context's
- * services (the same calls its REST endpoints make).
- */
+/** A team's contacts, segment, topic and properties for a broadcast test, made through the `resend` SDK. */
 export class TestAudience {
-  constructor(
-    private readonly app: INestApplicationContext,
-    readonly teamId: string,
-  ) {}
+  constructor(private readonly resend: Resend) {}
 
   async segment(name = 'Newsletter'): Promise<string> {
-    return ((await this.app.get(SegmentsService).create(this.teamId, { name })) as { id: string }).id;
+    return idOf(await this.resend.segments.create({ name }), 'segment');
   }
 
-  async topic(name = 'Product news', default_subscription: 'opt_in' | 'opt_out' = 'opt_in', visibility = 'public'): Promise<string> {
-    return ((await this.app.get(TopicsService).create(this.teamId, { name, default_subscription, visibility })) as { id: string }).id;
+  async topic(
+    name = 'Product news',
+    defaultSubscription: 'opt_in' | 'opt_out' = 'opt_in',
+    visibility: 'public' | 'private' = 'public',
+  ): Promise<string> {
+    return idOf(await this.resend.topics.create({ name, defaultSubscription, visibility } as never), 'topic');
   }
 
-  async property(key: string, fallback_value: string | number | null, type = 'string'): Promise<void> {
-    await this.app.get(ContactPropertiesService).create(this.teamId, { key, type, fallback_value });
+  async property(key: string, fallbackValue: string | number | null, type: 'string' | 'number' = 'string'): Promise<void> {
+    idOf(await this.resend.contactProperties.create({ key, type, fallbackValue } as never), 'contact property');
   }
 
+  /** `body` in the wire's snake_case (first_name, segments: [{id}], topics: [{id, subscription}]). */
   async contact(body: Record<string, unknown>): Promise<string> {
-    return ((await this.app.get(ContactsService).create(this.teamId, body)) as { id: string }).id;
+    const { first_name, last_name, ...rest } = body;
+    return idOf(await this.resend.contacts.create({ ...rest, firstName: first_name, lastName: last_name } as never), 'contact');
   }
 
   /** Many contacts, a few at a time. */
@@ -41,4 +40,10 @@ export class TestAudience {
     );
     return ids;
   }
+}
+
+function idOf(result: { data: unknown; error: unknown }, what: string): string {
+  const id = (result.data as { id?: string } | null)?.id;
+  if (!id) throw new Error(`creating a ${what} failed: ${JSON.stringify(result.error)}`);
+  return id;
 }

@@ -16,7 +16,7 @@ describe('broadcasts through the resend SDK', () => {
   beforeAll(async () => {
     api = await startTestApi();
     acme = await api.team();
-    audience = new TestAudience(api.app, acme.teamId);
+    audience = new TestAudience(acme.resend);
     segmentId = await audience.segment();
     topicId = await audience.topic();
   });

@@ -1,4 +1,5 @@
 import { simpleParser } from 'mailparser';
+import { Resend } from 'resend';
 import { DomainsRepository } from '@herald/domains';
 import { TestAudience } from '../broadcasts/audience';
 import { markVerified } from '../support/api-harness';
@@ -26,7 +27,7 @@ describe('dashboard broadcasts', () => {
     teamId = (await alice.get('/dashboard/api/me')).body.teams[0].id;
     const domain = await alice.post(`/dashboard/api/teams/${teamId}/domains`, { name: 'acme-news.test' });
     await markVerified(world.delivery.api.app.get(DomainsRepository), domain.body.id);
-    const audience = new TestAudience(world.delivery.api.app, teamId);
+    const audience = new TestAudience(new Resend(await world.delivery.api.key(teamId), { baseUrl: world.url }));
     segmentId = await audience.segment('Readers');
     await audience.contact({ email: `reader@${PEOPLE_DOMAIN}`, first_name: 'Rita', segments: [{ id: segmentId }] });
   }, 90_000);

@@ -47,7 +47,7 @@ describe('a broadcast, from segment to inbox and back out', () => {
     team = await world.team();
     sink = await world.sink();
     world.route('inbox.test', { host: 'mx.inbox.test', address: sink.host });
-    audience = new TestAudience(world.api.app, team.teamId);
+    audience = new TestAudience(team.resend);
     segmentId = await audience.segment();
     topicId = await audience.topic('Product news', 'opt_in');
     await audience.property('company', 'your company');

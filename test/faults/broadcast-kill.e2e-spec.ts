@@ -42,7 +42,7 @@ describe('fault: kill -9 the api in the middle of a broadcast fan-out', () => {
 
   it('still sends each contact exactly one email', async () => {
     const team = await world.team();
-    const audience = new TestAudience(world.api.app, team.teamId);
+    const audience = new TestAudience(team.resend);
     const segmentId = await audience.segment();
     await audience.contacts(
       Array.from({ length: CONTACTS }, (_, i) => ({
