@@ -9,6 +9,7 @@ import { installHttpMetrics, LoggingOptions, MetricsService, requestIdOptions } 
 import { DashboardAuth, PeopleService, secureCookies, SignInLimiter } from '@herald/people';
 import { startRoleHttp } from '@herald/runtime';
 import { TrackingService } from '@herald/tracking';
+import { BroadcastLinks, UnsubscribeService } from '@herald/broadcasts';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
 import { installMultipartParser } from './contacts/multipart';
@@ -17,6 +18,7 @@ import { installCsrf } from './dashboard/csrf';
 import { serveDashboard } from './dashboard/dashboard-static';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
 import { installTrackingRoutes } from './tracking/tracking.routes';
+import { installUnsubscribeRoutes } from './broadcasts/unsubscribe.routes';
 
 export interface ApiApp {
   app: NestFastifyApplication;
@@ -59,6 +61,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
     installTrackingRoutes(fastify, app.get(TrackingService));
+    installUnsubscribeRoutes(fastify, app.get(UnsubscribeService));
     serveOpenApi(app, config);
     await serveDashboard(app);
     await app.listen({ port: config.API_PORT, host: config.API_HOST });
@@ -66,6 +69,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     const port = typeof address === 'object' && address ? address.port : config.API_PORT;
     const host = config.API_HOST === '0.0.0.0' || config.API_HOST === '::' ? '127.0.0.1' : config.API_HOST;
     await app.get(DashboardAuth).start(`http://${host}:${port}`);
+    app.get(BroadcastLinks).start(`http://${host}:${port}`);
     const close = async () => {
       shedder.stop();
       await app.getHttpAdapter().getInstance().close();

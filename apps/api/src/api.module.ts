@@ -16,6 +16,7 @@ import { ContactsModule } from '@herald/contacts';
 import { PeopleModule } from '@herald/people';
 import { TrackingModule } from '@herald/tracking';
 import { MetricsModule } from '@herald/metrics';
+import { BroadcastFanOutModule, BroadcastsModule } from '@herald/broadcasts';
 import { DASHBOARD_CONTROLLERS, DashboardGuard } from './dashboard/dashboard.controllers';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -24,6 +25,7 @@ import { EmailsController } from './emails/emails.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { SuppressionsController } from './suppressions/suppressions.controller';
 import { StatsController } from './stats/stats.controller';
+import { BroadcastsController } from './broadcasts/broadcasts.controller';
 import { ContactsController } from './contacts/contacts.controller';
 import { AudiencesController, SegmentsController } from './contacts/segments.controller';
 import { ContactPropertiesController, TopicsController } from './contacts/topics.controller';
@@ -36,9 +38,10 @@ const TRACKING_MAX_ACK_PENDING = 1024;
 
 /**
  * The REST API role: Resend-compatible endpoints and the tracking host, plus the background work
- * of its region: the dispatch reconciler, the idempotency purge, domain verification and the
- * recording of tracking hits (the consumer of the region's tracking stream: the role that
- * answers the hits records them, so a deployment needs no other role for opens and clicks).
+ * of its region: the dispatch reconciler, the idempotency purge, domain verification, the
+ * broadcasts' fan-out and the recording of tracking hits (the consumer of the region's tracking
+ * stream: the role that answers the hits records them, so a deployment needs no other role for
+ * opens and clicks).
  */
 @Module({})
 export class ApiModule {
@@ -65,6 +68,8 @@ export class ApiModule {
         MessagesModule,
         TrackingModule,
         MetricsModule,
+        BroadcastsModule,
+        BroadcastFanOutModule,
       ],
       controllers: [
         EmailsController,
@@ -73,6 +78,7 @@ export class ApiModule {
         SuppressionsController,
         WebhooksController,
         StatsController,
+        BroadcastsController,
         ContactsController,
         SegmentsController,
         AudiencesController,

@@ -18,6 +18,7 @@ import { EngagementFirsts1765510000000 } from './1765510000000-engagement-firsts
 import { Metrics1765520000000 } from './1765520000000-metrics';
 import { EmailInsights1765530000000 } from './1765530000000-email-insights';
 import { Contacts1765540000000 } from './1765540000000-contacts';
+import { Broadcasts1765545000000 } from './1765545000000-broadcasts';
 
 /** Every migration, in order. A new migration is a new file listed here. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   Metrics1765520000000,
   EmailInsights1765530000000,
   Contacts1765540000000,
+  Broadcasts1765545000000,
 ];
