@@ -9,6 +9,7 @@ import { installHttpMetrics, LoggingOptions, MetricsService, requestIdOptions } 
 import { DashboardAuth, PeopleService, secureCookies, SignInLimiter } from '@herald/people';
 import { startRoleHttp } from '@herald/runtime';
 import { TrackingService } from '@herald/tracking';
+import { ImagesService } from '@herald/images';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
 import { installAuthRoute } from './dashboard/auth.route';
@@ -16,6 +17,7 @@ import { installCsrf } from './dashboard/csrf';
 import { serveDashboard } from './dashboard/dashboard-static';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
 import { installTrackingRoutes } from './tracking/tracking.routes';
+import { installImageRoutes } from './images/images.routes';
 
 export interface ApiApp {
   app: NestFastifyApplication;
@@ -57,6 +59,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
     installTrackingRoutes(fastify, app.get(TrackingService));
+    installImageRoutes(fastify, app.get(ImagesService));
     serveOpenApi(app, config);
     await serveDashboard(app);
     await app.listen({ port: config.API_PORT, host: config.API_HOST });

@@ -14,6 +14,7 @@ import { SuppressionsModule } from '@herald/suppressions';
 import { PeopleModule } from '@herald/people';
 import { TrackingModule } from '@herald/tracking';
 import { MetricsModule } from '@herald/metrics';
+import { ImagesModule } from '@herald/images';
 import { DASHBOARD_CONTROLLERS, DashboardGuard } from './dashboard/dashboard.controllers';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -51,6 +52,7 @@ export class ApiModule {
         MessagesModule,
         TrackingModule,
         MetricsModule,
+        ImagesModule,
       ],
       controllers: [
         EmailsController,

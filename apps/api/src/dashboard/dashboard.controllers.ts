@@ -1,6 +1,7 @@
 import { MeController, RegionsController, SignInProvidersController } from './me.controller';
 import { TeamDomainsController } from './team-domains.controller';
 import { TeamEmailsController } from './team-emails.controller';
+import { TeamImagesController } from './team-images.controller';
 import { TeamKeysController } from './team-keys.controller';
 import { TeamSuppressionsController, TeamWebhooksController } from './team-lists.controller';
 import { TeamPeopleController } from './team-people.controller';
@@ -20,4 +21,5 @@ export const DASHBOARD_CONTROLLERS = [
   TeamSuppressionsController,
   TeamPeopleController,
   TeamStatsController,
+  TeamImagesController,
 ];

@@ -17,6 +17,7 @@ import { SuppressionSearch1765501000000 } from './1765501000000-suppression-sear
 import { EngagementFirsts1765510000000 } from './1765510000000-engagement-firsts';
 import { Metrics1765520000000 } from './1765520000000-metrics';
 import { EmailInsights1765530000000 } from './1765530000000-email-insights';
+import { EditorImages1765550000000 } from './1765550000000-editor-images';
 
 /** Every migration, in order. A new migration is a new file listed here. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   EngagementFirsts1765510000000,
   Metrics1765520000000,
   EmailInsights1765530000000,
+  EditorImages1765550000000,
 ];
