@@ -9,6 +9,7 @@ import { installHttpMetrics, LoggingOptions, MetricsService, requestIdOptions } 
 import { DashboardAuth, PeopleService, secureCookies, SignInLimiter } from '@herald/people';
 import { startRoleHttp } from '@herald/runtime';
 import { TrackingService } from '@herald/tracking';
+import { BroadcastLinks, UnsubscribeService } from '@herald/broadcasts';
 import { ImagesService } from '@herald/images';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
@@ -17,6 +18,7 @@ import { installCsrf } from './dashboard/csrf';
 import { serveDashboard } from './dashboard/dashboard-static';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
 import { installTrackingRoutes } from './tracking/tracking.routes';
+import { installUnsubscribeRoutes } from './broadcasts/unsubscribe.routes';
 import { installImageRoutes } from './images/images.routes';
 
 export interface ApiApp {
@@ -59,6 +61,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     installApiKeyHook(app.getHttpAdapter().getInstance(), app.get(ApiKeysService), app.get(RateLimiter), config);
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
     installTrackingRoutes(fastify, app.get(TrackingService));
+    installUnsubscribeRoutes(fastify, app.get(UnsubscribeService));
     installImageRoutes(fastify, app.get(ImagesService));
     serveOpenApi(app, config);
     await serveDashboard(app);
@@ -67,6 +70,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     const port = typeof address === 'object' && address ? address.port : config.API_PORT;
     const host = config.API_HOST === '0.0.0.0' || config.API_HOST === '::' ? '127.0.0.1' : config.API_HOST;
     await app.get(DashboardAuth).start(`http://${host}:${port}`);
+    app.get(BroadcastLinks).start(`http://${host}:${port}`);
     const close = async () => {
       shedder.stop();
       await app.getHttpAdapter().getInstance().close();

@@ -14,6 +14,7 @@ import { SuppressionsModule } from '@herald/suppressions';
 import { PeopleModule } from '@herald/people';
 import { TrackingModule } from '@herald/tracking';
 import { MetricsModule } from '@herald/metrics';
+import { BroadcastFanOutModule, BroadcastsModule } from '@herald/broadcasts';
 import { ImagesModule } from '@herald/images';
 import { DASHBOARD_CONTROLLERS, DashboardGuard } from './dashboard/dashboard.controllers';
 import { ApiKeysController } from './api-keys/api-keys.controller';
@@ -23,10 +24,11 @@ import { EmailsController } from './emails/emails.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { SuppressionsController } from './suppressions/suppressions.controller';
 import { StatsController } from './stats/stats.controller';
+import { BroadcastsController } from './broadcasts/broadcasts.controller';
 
 /**
  * The REST API role: Resend-compatible endpoints, plus the background work of its region: the
- * dispatch reconciler, the idempotency purge and domain verification.
+ * dispatch reconciler, the idempotency purge, domain verification and the broadcasts' fan-out.
  */
 @Module({})
 export class ApiModule {
@@ -52,6 +54,8 @@ export class ApiModule {
         MessagesModule,
         TrackingModule,
         MetricsModule,
+        BroadcastsModule,
+        BroadcastFanOutModule,
         ImagesModule,
       ],
       controllers: [
@@ -61,6 +65,7 @@ export class ApiModule {
         SuppressionsController,
         WebhooksController,
         StatsController,
+        BroadcastsController,
         ...DASHBOARD_CONTROLLERS,
       ],
       providers: [ApiKeyGuard, DashboardGuard],

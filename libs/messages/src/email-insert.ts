@@ -42,8 +42,8 @@ export function sendInsert(emails: NewEmail[], graceSeconds: number): { text: st
 /**
  * The send path's insert, as parallel arrays (unnest): Postgres reads them faster than a JSON
  * record set. The header address lists (to, cc, bcc, reply_to) are slices of one flat array
- * ($13), four [first, last] pairs per email in $14; $21 is the API key of each email. The bodies
- * (html, text) are one parameter each, from $22 on: node-postgres writes a parameter as it is, where an array element of a
+ * ($13), four [first, last] pairs per email in $14; $21 is the API key of each email, $22 its
+ * broadcast (or NULL). The bodies (html, text) are one parameter each, from $23 on: node-postgres writes a parameter as it is, where an array element of a
  * kilobyte of HTML would be escaped and copied twice. The emails' dispatch-outbox rows ($20 the
  * row of each email) list them, due after the grace period ($19) or at their scheduled time.
  */
@@ -52,16 +52,16 @@ function insertSendSql(count: number): string {
   const bodies = (first: number) => `ARRAY[${Array.from({ length: count }, (_, i) => `$${first + i}::text`).join(', ')}]`;
   return `WITH input AS (
   SELECT x.*, (x.n::int - 1) * 8 AS o
-    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], ${bodies(22)}, ${bodies(22 + count)},
-                $7::jsonb[], $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $20::uuid[], $21::uuid[])
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], ${bodies(23)}, ${bodies(23 + count)},
+                $7::jsonb[], $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $20::uuid[], $21::uuid[], $22::uuid[])
          WITH ORDINALITY AS x(id, team_id, region, source, from_address, subject, html, text_body, headers, tags,
-                              message_id, last_event, scheduled_at, idempotency_key, dispatch_id, api_key_id, n)
+                              message_id, last_event, scheduled_at, idempotency_key, dispatch_id, api_key_id, broadcast_id, n)
 ), emails_in AS (
   INSERT INTO emails (id, team_id, region, source, from_address, to_addresses, cc_addresses, bcc_addresses, reply_to,
-    subject, html, text_body, headers, tags, message_id, last_event, scheduled_at, idempotency_key, api_key_id, created_at)
+    subject, html, text_body, headers, tags, message_id, last_event, scheduled_at, idempotency_key, api_key_id, broadcast_id, created_at)
   SELECT id, team_id, region, source, from_address, ${addressList(0)}, nullif(${addressList(1)}, '{}'),
     nullif(${addressList(2)}, '{}'), nullif(${addressList(3)}, '{}'), subject, html, text_body, headers, tags,
-    message_id, last_event, scheduled_at, idempotency_key, api_key_id, clock_timestamp()
+    message_id, last_event, scheduled_at, idempotency_key, api_key_id, broadcast_id, clock_timestamp()
   FROM input
   RETURNING id
 ), outbox_in AS (
@@ -77,7 +77,8 @@ SELECT * FROM unnest($15::uuid[], $16::smallint[], $17::text[], $18::text[])`;
 
 /**
  * The parameters of insertSendSql and INSERT_RECIPIENTS: $1 to $18 as array literals, $19 (the
- * grace period), $20 (the outbox row of each email), $21 (the API key of each email), then every
+ * grace period), $20 (the outbox row of each email), $21 (the API key of each email), $22 (the
+ * broadcast of each email), then every
  * html and every text. The literals are joined here in one pass; node-postgres would build
  * them element by element, escaping and concatenating each (several % of the API's CPU).
  */
@@ -104,10 +105,12 @@ function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
   const texts: (string | null)[] = [];
   const dispatchIds: string[] = [];
   const apiKeyIds: string[] = [];
-  for (const { id, teamId, region, source, apiKeyId, idempotencyKey, dispatchId, email, raw } of emails) {
+  const broadcastIds: string[] = [];
+  for (const { id, teamId, region, source, apiKeyId, broadcastId, idempotencyKey, dispatchId, email, raw } of emails) {
     ids.push(id);
     dispatchIds.push(dispatchId);
     apiKeyIds.push(apiKeyId ?? 'NULL');
+    broadcastIds.push(broadcastId ?? 'NULL');
     teams.push(teamId);
     regions.push(region);
     sources.push(source);
@@ -142,6 +145,7 @@ function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
     graceSeconds,
     plainArray(dispatchIds),
     plainArray(apiKeyIds),
+    plainArray(broadcastIds),
     ...htmls,
     ...texts,
   ];

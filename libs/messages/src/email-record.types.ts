@@ -83,6 +83,8 @@ export interface NewEmail<E extends EmailContent = EmailContent> {
   source: EmailSource;
   /** The API key that sent it (REST or the SMTP relay); null for Herald's own mail. */
   apiKeyId: string | null;
+  /** The broadcast it is one recipient's copy of (libs/broadcasts); absent for the API's and the relay's mail. */
+  broadcastId?: string | null;
   idempotencyKey: string | null;
   /**
    * Its row in the dispatch outbox: one per request and region for emails sent now (see

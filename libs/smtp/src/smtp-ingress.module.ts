@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BroadcastsModule } from '@herald/broadcasts';
 import { DeliveryStateModule } from '@herald/delivery';
 import { BounceMxHost } from './bounce/bounce-mx.host';
 import { RelayHost } from './relay.host';
@@ -13,7 +14,7 @@ import { SmtpSubmissionModule } from './submission/smtp-submission.module';
  * contexts it relies on the role's RuntimeModule for config, Postgres, Redis and NATS.
  */
 @Module({
-  imports: [DeliveryStateModule, SmtpSubmissionModule],
+  imports: [DeliveryStateModule, SmtpSubmissionModule, BroadcastsModule],
   providers: [SMTP_CONFIG.provider, RelayHost, BounceMxHost],
   exports: [RelayHost, BounceMxHost],
 })

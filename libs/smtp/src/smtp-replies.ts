@@ -68,6 +68,8 @@ export const BOUNCE_MX_REPLIES = {
   tooBig: (maxBytes: number) => wire(552, `5.3.4 message exceeds fixed maximum message size ${maxBytes}`),
   notAReport: wire(250, '2.0.0 OK: not a report, ignored'),
   recorded: wire(250, '2.0.0 OK: report recorded'),
+  /** A message to a broadcast email's List-Unsubscribe mailbox. */
+  unsubscribed: wire(250, '2.0.0 OK: unsubscribed'),
   /** The report could not be recorded; the sender keeps it and tries again. */
   tryLater: wire(451, '4.3.0 try again later'),
 } as const;

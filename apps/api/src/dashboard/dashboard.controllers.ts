@@ -6,6 +6,7 @@ import { TeamKeysController } from './team-keys.controller';
 import { TeamSuppressionsController, TeamWebhooksController } from './team-lists.controller';
 import { TeamPeopleController } from './team-people.controller';
 import { TeamStatsController } from './team-stats.controller';
+import { TeamBroadcastsController } from './team-broadcasts.controller';
 
 export { DashboardGuard } from './dashboard.guard';
 
@@ -21,5 +22,6 @@ export const DASHBOARD_CONTROLLERS = [
   TeamSuppressionsController,
   TeamPeopleController,
   TeamStatsController,
+  TeamBroadcastsController,
   TeamImagesController,
 ];

@@ -17,6 +17,8 @@ import { SuppressionSearch1765501000000 } from './1765501000000-suppression-sear
 import { EngagementFirsts1765510000000 } from './1765510000000-engagement-firsts';
 import { Metrics1765520000000 } from './1765520000000-metrics';
 import { EmailInsights1765530000000 } from './1765530000000-email-insights';
+import { Contacts1765540000000 } from './1765540000000-contacts';
+import { Broadcasts1765545000000 } from './1765545000000-broadcasts';
 import { EditorImages1765550000000 } from './1765550000000-editor-images';
 
 /** Every migration, in order. A new migration is a new file listed here. */
@@ -40,5 +42,7 @@ export const migrations = [
   EngagementFirsts1765510000000,
   Metrics1765520000000,
   EmailInsights1765530000000,
+  Contacts1765540000000,
+  Broadcasts1765545000000,
   EditorImages1765550000000,
 ];

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { NatsService } from '@herald/bus';
+import { UnsubscribeService } from '@herald/broadcasts';
 import { deliveryHostname, LateReports, verpKey } from '@herald/delivery';
 import { SMTP_CONFIG, type SmtpConfig } from '../smtp.config';
 import { BounceMx } from './bounce-mx';
@@ -10,7 +11,8 @@ const MAX_REPORT_BYTES = 10 * 1024 * 1024;
 /**
  * Runs the bounce MX of this region (BOUNCE_MX_HOST:BOUNCE_MX_PORT): DSNs and complaint reports
  * sent to Return-Path addresses are handed to delivery's LateReports, which turns them into
- * events and suppressions. It stops before NATS drains, so a report being recorded still
+ * events and suppressions; messages to broadcast emails' List-Unsubscribe mailboxes (same
+ * domains) unsubscribe their contact. It stops before NATS drains, so a report being recorded still
  * publishes its events.
  */
 @Injectable()
@@ -21,6 +23,7 @@ export class BounceMxHost implements OnModuleInit, OnApplicationBootstrap {
   constructor(
     @Inject(SMTP_CONFIG.token) private readonly config: SmtpConfig,
     private readonly reports: LateReports,
+    private readonly unsubscribes: UnsubscribeService,
     private readonly nats: NatsService,
   ) {}
 
@@ -37,6 +40,7 @@ export class BounceMxHost implements OnModuleInit, OnApplicationBootstrap {
       maxBytes: MAX_REPORT_BYTES,
       key: verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64')),
       onReport: (report) => this.reports.record(report),
+      unsubscribe: { accepts: (address) => this.unsubscribes.isMailbox(address), unsubscribe: (address) => this.unsubscribes.byMailbox(address) },
       logger: { warn: (m) => this.logger.warn(m), log: (m) => this.logger.log(m) },
     });
     this.logger.log(`bounce MX listening on ${config.BOUNCE_MX_HOST}:${this.server.port}`);

@@ -14,6 +14,12 @@ export interface BounceMxOptions {
   key: Buffer;
   /** Records the report (LateReports of @herald/delivery); a rejection makes the sender try again later (451). */
   onReport: (report: ReceivedReport) => Promise<void>;
+  /**
+   * The List-Unsubscribe mailboxes of broadcast emails (`u-…@<return-path domain>`), which share
+   * this MX: `accepts` checks the address's signature at RCPT TO, `unsubscribe` acts on a message
+   * to it (any content: RFC 2369 asks nothing of it); a rejection makes the sender try again later.
+   */
+  unsubscribe?: { accepts(address: string): boolean; unsubscribe(address: string): Promise<boolean> };
   logger?: { warn(message: string): void; log?(message: string): void };
 }
 
@@ -41,7 +47,8 @@ export class BounceMx {
       hideSTARTTLS: true,
       logger: false,
       onRcptTo(address, _session, callback) {
-        callback(parseReturnPath(address.address, options.key) ? null : wireError(REPLIES.noSuchUser));
+        const ours = parseReturnPath(address.address, options.key) !== null || (options.unsubscribe?.accepts(address.address) ?? false);
+        callback(ours ? null : wireError(REPLIES.noSuchUser));
       },
       onData(stream, session, callback) {
         receive(stream, session, options).then(
@@ -74,6 +81,16 @@ export class BounceMx {
 async function receive(stream: SMTPServerDataStream, session: SMTPServerSession, options: BounceMxOptions): Promise<string> {
   const raw = await readCapped(stream, options.maxBytes);
   if (!raw || stream.sizeExceeded) throw wireError(REPLIES.tooBig(options.maxBytes));
+  const unsubscribes = session.envelope.rcptTo.filter((rcpt) => parseReturnPath(rcpt.address, options.key) === null);
+  if (unsubscribes.length && options.unsubscribe) {
+    try {
+      for (const rcpt of unsubscribes) await options.unsubscribe.unsubscribe(rcpt.address);
+    } catch (error) {
+      options.logger?.warn(`Could not unsubscribe for ${session.remoteAddress}: ${error instanceof Error ? error.message : String(error)}`);
+      throw wireError(REPLIES.tryLater);
+    }
+    if (unsubscribes.length === session.envelope.rcptTo.length) return REPLIES.unsubscribed.text;
+  }
   const report = await parseReport(raw);
   const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
   if (!report) {

@@ -1,0 +1,194 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { newId, PeriodicJob } from '@herald/core';
+import { ContactsDirectory, type SegmentMember } from '@herald/contacts';
+import { DomainsRepository } from '@herald/domains';
+import { Dispatcher, EmailStore, type NewEmail } from '@herald/messages';
+import { MetricsService } from '@herald/observability';
+import { SuppressionsRepository } from '@herald/suppressions';
+import { fromParts } from './broadcast-input.validation';
+import { BroadcastLinks } from './broadcast-links';
+import { prepareBroadcast, recipientEmail, unsubscribeOf, type PreparedBroadcast } from './broadcast-message';
+import { BROADCASTS_CONFIG, type BroadcastsConfig } from './broadcasts.config';
+import { BroadcastsRepository, FanOutCursorMoved, type FanOutChunk, type FanOutState } from './broadcasts.repository';
+
+/** Contacts read, and emails written in one transaction, per step of a fan-out. */
+export const FAN_OUT_CHUNK = 1000;
+/** How long a process holds a broadcast between chunks; another takes it over once this runs out. */
+export const FAN_OUT_LEASE_SECONDS = 10;
+const POLL_MS = 1000;
+/** Chunks whose send commands are still being published while the next chunk is written. */
+const DISPATCHES_IN_FLIGHT = 4;
+
+/**
+ * The fan-out of broadcasts, run by the api role (BroadcastFanOutModule, as the dispatch
+ * reconciler is): every second,
+ * and at once when a broadcast is sent now, it takes the broadcasts that are due (queued, or
+ * scheduled and due, or left by a process that died) and turns each one's segment into emails,
+ * chunk by chunk, through the send path's store and dispatch outbox.
+ *
+ * Each chunk is one transaction: the emails (with their dispatch-outbox row), one
+ * broadcast_recipients row per contact, and the cursor moved past the chunk's last contact, from
+ * where this process found it. A process killed at any point leaves either the whole chunk or
+ * none of it, and the next one resumes after the cursor: nobody gets the broadcast twice, nobody
+ * is skipped. Two processes on one broadcast (a lease that ran out under a slow chunk) cannot
+ * both commit a chunk: the second finds the cursor moved and rolls back; (broadcast, contact) is
+ * the primary key of broadcast_recipients besides. Emails committed but not yet published are
+ * the dispatch outbox's to relay, as for any email.
+ *
+ * Left out, and counted: unsubscribed contacts, contacts not subscribed to the broadcast's topic,
+ * and addresses on the team's suppression list.
+ */
+@Injectable()
+export class BroadcastRunner implements OnModuleDestroy {
+  private readonly logger = new Logger(BroadcastRunner.name);
+  private readonly job: PeriodicJob;
+  private readonly dispatches = new Set<Promise<unknown>>();
+  private readonly written;
+  private started = false;
+
+  constructor(
+    @Inject(BROADCASTS_CONFIG.token) private readonly config: BroadcastsConfig,
+    private readonly repository: BroadcastsRepository,
+    private readonly contacts: ContactsDirectory,
+    private readonly domains: DomainsRepository,
+    private readonly suppressions: SuppressionsRepository,
+    private readonly emails: EmailStore,
+    private readonly dispatcher: Dispatcher,
+    private readonly links: BroadcastLinks,
+    metrics: MetricsService,
+  ) {
+    this.job = new PeriodicJob(
+      () => this.pass(),
+      () => POLL_MS,
+      (error) => this.logger.warn(`broadcast fan-out failed: ${error.message}`),
+    );
+    this.written = metrics.counter('herald_broadcast_emails_total', 'Broadcast emails written by the fan-out');
+  }
+
+  /** Started by BroadcastFanOutModule, in the roles that fan out (the api role). */
+  start(): void {
+    this.started = true;
+    this.job.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.stop();
+  }
+
+  /** Stops taking broadcasts: the chunk being written commits (or not), the broadcast is released to the others. */
+  async stop(): Promise<void> {
+    this.started = false;
+    await this.job.stop();
+    await Promise.allSettled([...this.dispatches]);
+  }
+
+  /** A broadcast was sent now: look at once rather than at the next tick. */
+  kick(): void {
+    if (this.started && !this.job.isStopped) void this.job.runOnce().catch((error: Error) => this.logger.warn(`broadcast fan-out failed: ${error.message}`));
+  }
+
+  /** One pass: fans out every broadcast due; answers how many emails it wrote. */
+  async pass(): Promise<number> {
+    let written = 0;
+    for (;;) {
+      const due = await this.repository.claimDue(1, FAN_OUT_LEASE_SECONDS);
+      if (!due.length) return written;
+      written += await this.fanOut(due[0]!);
+      if (this.job.isStopped) return written;
+    }
+  }
+
+  private async fanOut(state: FanOutState): Promise<number> {
+    const { broadcast } = state;
+    const prepared = await this.prepare(state);
+    let cursor = state.cursor;
+    let written = 0;
+    for (;;) {
+      if (this.job.isStopped) {
+        await this.repository.release(broadcast.id);
+        return written;
+      }
+      const { members } = await this.contacts.segmentMembersPage(broadcast.teamId, broadcast.segmentId!, {
+        afterContactId: cursor,
+        limit: FAN_OUT_CHUNK,
+        topicId: broadcast.topicId,
+      });
+      if (!members.length) {
+        if (await this.repository.finish(broadcast.id, cursor)) this.logger.log(`broadcast ${broadcast.id} sent`);
+        return written;
+      }
+      const { chunk, rows } = await this.chunkOf(prepared, members);
+      try {
+        if (rows.length) await this.emails.insert(rows, (tx) => this.repository.advance(tx, broadcast.id, cursor, chunk, FAN_OUT_LEASE_SECONDS));
+        else await this.repository.advanceAlone(broadcast.id, cursor, chunk, FAN_OUT_LEASE_SECONDS);
+      } catch (error) {
+        if (error instanceof FanOutCursorMoved) {
+          this.logger.warn(error.message);
+          return written;
+        }
+        throw error;
+      }
+      cursor = chunk.cursor;
+      written += rows.length;
+      this.written.inc(rows.length);
+      await this.dispatch(rows);
+    }
+  }
+
+  /** Who of these members gets an email, and the email of each. */
+  private async chunkOf(p: PreparedBroadcast, members: SegmentMember[]): Promise<{ chunk: FanOutChunk; rows: NewEmail[] }> {
+    const skipped = { skippedUnsubscribed: 0, skippedTopic: 0, skippedSuppressed: 0 };
+    const candidates: SegmentMember[] = [];
+    for (const m of members) {
+      if (m.unsubscribed) skipped.skippedUnsubscribed++;
+      else if (p.broadcast.topicId && m.topicSubscription !== 'opt_in') skipped.skippedTopic++;
+      else candidates.push(m);
+    }
+    const suppressed = new Set(
+      await this.suppressions.suppressedAmong(
+        p.broadcast.teamId,
+        candidates.map((m) => m.email),
+      ),
+    );
+    const dispatchId = newId();
+    const recipients: FanOutChunk['recipients'] = [];
+    const rows: NewEmail[] = [];
+    for (const m of candidates) {
+      if (suppressed.has(m.email)) {
+        skipped.skippedSuppressed++;
+        continue;
+      }
+      const emailId = newId();
+      recipients.push({ contactId: m.contactId, emailId });
+      rows.push(recipientEmail(p, m, emailId, dispatchId, unsubscribeOf(p, emailId, this.links.keys)));
+    }
+    return { chunk: { recipients, skipped, cursor: members[members.length - 1]!.contactId }, rows };
+  }
+
+  /**
+   * Publishes a chunk's send commands while the next chunk is written, a few chunks at most;
+   * what fails to publish is the outbox relay's.
+   */
+  private async dispatch(rows: NewEmail[]): Promise<void> {
+    if (!rows.length) return;
+    const work = this.dispatcher.dispatch(rows).finally(() => this.dispatches.delete(work));
+    this.dispatches.add(work);
+    if (this.dispatches.size >= DISPATCHES_IN_FLIGHT) await Promise.race(this.dispatches);
+  }
+
+  /**
+   * The sending domain's region and Return-Path domain. A domain no longer verified still gets
+   * its emails written: the worker checks the domain again at delivery and fails them, which
+   * the broadcast's counts show, as for a scheduled email.
+   */
+  private async prepare(state: FanOutState): Promise<PreparedBroadcast> {
+    const { broadcast } = state;
+    const fromDomain = fromParts(broadcast.from).domain;
+    const domain = await this.domains.findByName(broadcast.teamId, fromDomain);
+    return prepareBroadcast(broadcast, {
+      region: domain?.region ?? this.config.HERALD_REGION,
+      unsubscribeBase: await this.links.unsubscribeBase(),
+      returnPathDomain: domain ? `${domain.customReturnPath}.${domain.name}` : fromDomain,
+    });
+  }
+}

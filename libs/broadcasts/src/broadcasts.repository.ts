@@ -1,0 +1,264 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { affectedRows, keysetPage, managerOf, type PageRequest, type Transaction } from '@herald/database';
+import type { Broadcast, BroadcastContent, BroadcastStatus, DeliveryCounts, FanOutCounts } from './broadcast.types';
+
+interface BroadcastRow {
+  id: string;
+  team_id: string;
+  name: string | null;
+  segment_id: string | null;
+  topic_id: string | null;
+  from_address: string;
+  subject: string;
+  reply_to: string[] | null;
+  preview_text: string | null;
+  html?: string | null;
+  text_body?: string | null;
+  document?: unknown;
+  status: BroadcastStatus;
+  scheduled_at: Date | null;
+  sent_at: Date | null;
+  created_at: Date;
+  recipients: number;
+  skipped_unsubscribed: number;
+  skipped_topic: number;
+  skipped_suppressed: number;
+}
+
+/** Where a fan-out stands: the broadcast as it is sent, and the last contact it wrote an email for. */
+export interface FanOutState {
+  broadcast: Broadcast;
+  cursor: string | null;
+}
+
+/** One chunk of a fan-out: who got an email (by email id), and who was left out and why. */
+export interface FanOutChunk {
+  recipients: { contactId: string; emailId: string }[];
+  skipped: Omit<FanOutCounts, 'recipients'>;
+  /** The last contact of the chunk, sent or skipped: where the next chunk starts. */
+  cursor: string;
+}
+
+/** Raised inside a chunk's transaction when another process moved the cursor: the chunk rolls back. */
+export class FanOutCursorMoved extends Error {
+  constructor(readonly broadcastId: string) {
+    super(`The fan-out of broadcast ${broadcastId} moved on in another process.`);
+  }
+}
+
+const SUMMARY = `id, team_id, name, segment_id, topic_id, from_address, subject, reply_to, preview_text, status, scheduled_at,
+  sent_at, created_at, recipients, skipped_unsubscribed, skipped_topic, skipped_suppressed`;
+const FULL = `${SUMMARY}, html, text_body, document`;
+const EDITABLE = new Set<BroadcastStatus>(['draft']);
+
+/** Broadcasts and the fan-out's progress. Every method of a team's broadcast takes the team first. */
+@Injectable()
+export class BroadcastsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async insert(teamId: string, id: string, c: BroadcastContent, status: BroadcastStatus, scheduledAt: Date | null): Promise<void> {
+    await this.db.query(
+      `INSERT INTO broadcasts (id, team_id, name, segment_id, topic_id, from_address, subject, reply_to, preview_text, html, text_body,
+         document, status, scheduled_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      [id, teamId, ...contentParams(c), status, scheduledAt],
+    );
+  }
+
+  async get(teamId: string, id: string): Promise<Broadcast | null> {
+    const rows: BroadcastRow[] = await this.db.query(`SELECT ${FULL} FROM broadcasts WHERE team_id = $1 AND id = $2`, [teamId, id]);
+    return rows.length ? toBroadcast(rows[0]!) : null;
+  }
+
+  async list(teamId: string, page: PageRequest): Promise<{ items: Broadcast[]; hasMore: boolean }> {
+    const { rows, hasMore } = await keysetPage<BroadcastRow>(this.db, { table: 'broadcasts', columns: SUMMARY, teamId }, page);
+    return { items: rows.map(toBroadcast), hasMore };
+  }
+
+  /** Replaces a draft's content; false when it is not a draft (any more). */
+  async updateDraft(teamId: string, id: string, c: BroadcastContent): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE broadcasts SET name = $3, segment_id = $4, topic_id = $5, from_address = $6, subject = $7, reply_to = $8,
+         preview_text = $9, html = $10, text_body = $11, document = $12, updated_at = now()
+       WHERE team_id = $1 AND id = $2 AND status = 'draft'`,
+      [teamId, id, ...contentParams(c)],
+    );
+    return affectedRows(result) === 1;
+  }
+
+  /**
+   * A draft to send: `queued` now, or `scheduled` for later; `html` and `text` are what will be
+   * sent (a document's rendering). False when it is not a draft.
+   */
+  async schedule(teamId: string, id: string, scheduledAt: Date | null, bodies: { html: string | null; text: string | null }): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE broadcasts SET status = $3, scheduled_at = $4, html = $5, text_body = $6, updated_at = now()
+       WHERE team_id = $1 AND id = $2 AND status = 'draft'`,
+      [teamId, id, scheduledAt ? 'scheduled' : 'queued', scheduledAt, bodies.html, bodies.text],
+    );
+    return affectedRows(result) === 1;
+  }
+
+  /** A scheduled broadcast whose fan-out has not begun becomes `cancelled`; false otherwise. */
+  async cancel(teamId: string, id: string): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE broadcasts SET status = 'cancelled', lease_until = NULL, updated_at = now()
+       WHERE team_id = $1 AND id = $2 AND status = 'scheduled'`,
+      [teamId, id],
+    );
+    return affectedRows(result) === 1;
+  }
+
+  /** Deletes a draft or a cancelled broadcast; false otherwise. */
+  async remove(teamId: string, id: string): Promise<boolean> {
+    const result = await this.db.query(`DELETE FROM broadcasts WHERE team_id = $1 AND id = $2 AND status IN ('draft', 'cancelled')`, [
+      teamId,
+      id,
+    ]);
+    return affectedRows(result) === 1;
+  }
+
+  /** The last_event of the broadcast's emails, counted. */
+  async deliveryCounts(teamId: string, id: string): Promise<Partial<DeliveryCounts>> {
+    const rows: { last_event: keyof DeliveryCounts; n: number }[] = await this.db.query(
+      `SELECT last_event, count(*)::int AS n FROM emails WHERE team_id = $1 AND broadcast_id = $2 GROUP BY last_event`,
+      [teamId, id],
+    );
+    return Object.fromEntries(rows.map((r) => [r.last_event, r.n]));
+  }
+
+  /**
+   * Takes up to `limit` broadcasts due for fan-out (queued, scheduled and due, or being sent by a
+   * process whose lease ran out) for `leaseSeconds`, and marks them `sending`. SKIP LOCKED: any
+   * number of processes can ask at once, each gets others.
+   */
+  async claimDue(limit: number, leaseSeconds: number): Promise<FanOutState[]> {
+    const rows: (BroadcastRow & { cursor: string | null })[] = await this.db.query(
+      `UPDATE broadcasts b SET status = 'sending', lease_until = now() + make_interval(secs => $2), updated_at = now()
+       FROM (SELECT id FROM broadcasts
+              WHERE status IN ('queued', 'scheduled', 'sending') AND coalesce(scheduled_at, created_at) <= now()
+                AND (lease_until IS NULL OR lease_until < now())
+              ORDER BY coalesce(scheduled_at, created_at) LIMIT $1 FOR UPDATE SKIP LOCKED) due
+       WHERE b.id = due.id
+       RETURNING ${FULL.split(', ')
+         .map((c) => `b.${c.trim()}`)
+         .join(', ')}, b.cursor`,
+      [limit, leaseSeconds],
+    );
+    return rows.map((row) => ({ broadcast: toBroadcast(row), cursor: row.cursor }));
+  }
+
+  /**
+   * In the chunk's transaction (the one that inserts its emails): moves the cursor from where
+   * this process found it to the chunk's last contact, adds the counts, records each recipient
+   * and extends the lease. Throws FanOutCursorMoved (rolling the chunk back) when the cursor is
+   * no longer where it was: another process took the broadcast over.
+   */
+  async advance(tx: Transaction | undefined, id: string, from: string | null, chunk: FanOutChunk, leaseSeconds: number): Promise<void> {
+    const m = managerOf(this.db, tx);
+    const result = await m.query(
+      `UPDATE broadcasts SET cursor = $3, recipients = recipients + $4, skipped_unsubscribed = skipped_unsubscribed + $5,
+         skipped_topic = skipped_topic + $6, skipped_suppressed = skipped_suppressed + $7,
+         lease_until = now() + make_interval(secs => $8), updated_at = now()
+       WHERE id = $1 AND status = 'sending' AND cursor IS NOT DISTINCT FROM $2`,
+      [
+        id,
+        from,
+        chunk.cursor,
+        chunk.recipients.length,
+        chunk.skipped.skippedUnsubscribed,
+        chunk.skipped.skippedTopic,
+        chunk.skipped.skippedSuppressed,
+        leaseSeconds,
+      ],
+    );
+    if (affectedRows(result) !== 1) throw new FanOutCursorMoved(id);
+    if (!chunk.recipients.length) return;
+    await m.query(
+      `INSERT INTO broadcast_recipients (broadcast_id, contact_id, email_id, team_id)
+       SELECT $1, c, e, (SELECT team_id FROM broadcasts WHERE id = $1) FROM unnest($2::uuid[], $3::uuid[]) AS x(c, e)`,
+      [id, chunk.recipients.map((r) => r.contactId), chunk.recipients.map((r) => r.emailId)],
+    );
+  }
+
+  /** A chunk with no email to write (all left out): the cursor moves in a transaction of its own. */
+  advanceAlone(id: string, from: string | null, chunk: FanOutChunk, leaseSeconds: number): Promise<void> {
+    return this.db.transaction((m) => this.advance(m, id, from, chunk, leaseSeconds));
+  }
+
+  /** The fan-out reached the segment's end: `sent`, if this process still holds it at `cursor`. */
+  async finish(id: string, cursor: string | null): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE broadcasts SET status = 'sent', sent_at = now(), lease_until = NULL, updated_at = now()
+       WHERE id = $1 AND status = 'sending' AND cursor IS NOT DISTINCT FROM $2`,
+      [id, cursor],
+    );
+    return affectedRows(result) === 1;
+  }
+
+  /** Lets another process take the broadcast at once (this one is shutting down). */
+  async release(id: string): Promise<void> {
+    await this.db.query(`UPDATE broadcasts SET lease_until = NULL WHERE id = $1 AND status = 'sending'`, [id]);
+  }
+
+  /** The contact and broadcast an email was sent to, for an unsubscribe token. */
+  async recipientOf(emailId: string): Promise<{ teamId: string; broadcastId: string; contactId: string; topicId: string | null } | null> {
+    const rows: { team_id: string; broadcast_id: string; contact_id: string; topic_id: string | null }[] = await this.db.query(
+      `SELECT r.team_id, r.broadcast_id, r.contact_id, b.topic_id
+         FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id WHERE r.email_id = $1`,
+      [emailId],
+    );
+    const row = rows[0];
+    return row ? { teamId: row.team_id, broadcastId: row.broadcast_id, contactId: row.contact_id, topicId: row.topic_id } : null;
+  }
+
+  async teamName(teamId: string): Promise<string | null> {
+    const rows: { name: string }[] = await this.db.query(`SELECT name FROM teams WHERE id = $1`, [teamId]);
+    return rows[0]?.name ?? null;
+  }
+}
+
+function contentParams(c: BroadcastContent): unknown[] {
+  return [
+    c.name,
+    c.segmentId,
+    c.topicId,
+    c.from,
+    c.subject,
+    c.replyTo,
+    c.previewText,
+    c.html,
+    c.text,
+    c.document === null || c.document === undefined ? null : JSON.stringify(c.document),
+  ];
+}
+
+function toBroadcast(row: BroadcastRow): Broadcast {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    name: row.name,
+    segmentId: row.segment_id,
+    topicId: row.topic_id,
+    from: row.from_address,
+    subject: row.subject,
+    replyTo: row.reply_to,
+    previewText: row.preview_text,
+    html: row.html ?? null,
+    text: row.text_body ?? null,
+    document: row.document ?? null,
+    status: row.status,
+    scheduledAt: row.scheduled_at,
+    sentAt: row.sent_at,
+    createdAt: row.created_at,
+    counts: {
+      recipients: row.recipients,
+      skippedUnsubscribed: row.skipped_unsubscribed,
+      skippedTopic: row.skipped_topic,
+      skippedSuppressed: row.skipped_suppressed,
+    },
+  };
+}
+
+export const isEditable = (status: BroadcastStatus): boolean => EDITABLE.has(status);

@@ -1,0 +1,11 @@
+export * from './broadcast.types';
+export * from './broadcast.presenter';
+export * from './broadcasts.module';
+export * from './broadcasts.service';
+export * from './broadcast-runner.service';
+export * from './broadcast-links';
+export * from './unsubscribe.service';
+export { invalidLinkPage, testLinkPage } from './preference-page';
+export { renderMergeTags, compileTemplate, renderTemplate, type MergeValues } from './merge-tags';
+export { UnsubscribeKeys } from './unsubscribe-token';
+export { bodiesOf } from './broadcast-bodies';

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { ContactsDirectory } from '@herald/contacts';
+import { BroadcastLinks } from './broadcast-links';
+import { BroadcastsRepository } from './broadcasts.repository';
+import { donePage, preferencePage, type PreferenceTopic } from './preference-page';
+
+/** Who a token stands for: one email of a broadcast, hence one contact. */
+interface Target {
+  teamId: string;
+  broadcastId: string;
+  contactId: string;
+  topicId: string | null;
+}
+
+/** A page to answer with: 200, or 404 when the token names nothing (nothing changed). */
+export type UnsubscribeAnswer = { status: 200; html: string } | { status: 404 };
+
+/** What the preference form sends: `action=all`, or `action=save` with the checked topics. */
+export type PreferenceForm = { action: 'all' } | { action: 'save'; topics: string[] };
+
+/**
+ * Unsubscribing from broadcast emails, with no sign-in: the token in the link (or the mailbox of
+ * the mailto:) is the credential, and it names one email, hence one contact. The one-click POST
+ * (RFC 8058) and the mailto: drop the broadcast's topic when it has one (the contact keeps the
+ * team's other topics), or unsubscribe from everything when it has none; the preference page
+ * drops or keeps each topic, or everything. Each change is the contacts context's, which emits
+ * `contact.updated` in the same transaction.
+ */
+@Injectable()
+export class UnsubscribeService {
+  constructor(
+    private readonly repository: BroadcastsRepository,
+    private readonly contacts: ContactsDirectory,
+    private readonly links: BroadcastLinks,
+  ) {}
+
+  /** One click from the mail client, or the link followed with POST. */
+  async oneClick(token: string): Promise<UnsubscribeAnswer> {
+    const target = await this.byToken(token);
+    if (!target) return { status: 404 };
+    const what = await this.unsubscribe(target);
+    const team = (await this.repository.teamName(target.teamId)) ?? 'the sender';
+    return what ? { status: 200, html: donePage(team, what) } : { status: 404 };
+  }
+
+  /** A message to the List-Unsubscribe mailbox: the same as one click; false when the address is not one of ours. */
+  async byMailbox(address: string): Promise<boolean> {
+    const emailId = this.links.keys.verifyMailbox(address);
+    const target = emailId ? await this.repository.recipientOf(emailId) : null;
+    if (!target) return false;
+    return (await this.unsubscribe(target)) !== null;
+  }
+
+  /** The mailbox names one of Herald's unsubscribe addresses (checked at RCPT TO). */
+  isMailbox(address: string): boolean {
+    return this.links.keys.verifyMailbox(address) !== null;
+  }
+
+  async preferences(token: string, action: string, notice?: string): Promise<UnsubscribeAnswer> {
+    const target = await this.byToken(token);
+    if (!target) return { status: 404 };
+    const [contact, topics, teamName] = await Promise.all([
+      this.contacts.findById(target.teamId, target.contactId),
+      this.contacts.topicsOf(target.teamId, target.contactId),
+      this.repository.teamName(target.teamId),
+    ]);
+    if (!contact) return { status: 404 };
+    const shown: PreferenceTopic[] = topics
+      .filter((t) => t.topic.visibility === 'public' || t.topic.id === target.topicId)
+      .map((t) => ({ id: t.topic.id, name: t.topic.name, description: t.topic.description, subscribed: t.subscription === 'opt_in' }));
+    return {
+      status: 200,
+      html: preferencePage({ teamName: teamName ?? 'Email preferences', email: contact.email, unsubscribed: contact.unsubscribed, topics: shown, action, notice }),
+    };
+  }
+
+  /** Applies the preference form; answers the page as it now stands. */
+  async savePreferences(token: string, form: PreferenceForm, action: string): Promise<UnsubscribeAnswer> {
+    const target = await this.byToken(token);
+    if (!target) return { status: 404 };
+    if (form.action === 'all') {
+      await this.contacts.setUnsubscribed(target.teamId, target.contactId, true);
+      return this.preferences(token, action, 'You are unsubscribed from everything.');
+    }
+    const topics = await this.contacts.topicsOf(target.teamId, target.contactId);
+    const wanted = new Set(form.topics);
+    const shown = topics.filter((t) => t.topic.visibility === 'public' || t.topic.id === target.topicId);
+    for (const t of shown) {
+      const subscription = wanted.has(t.topic.id) ? 'opt_in' : 'opt_out';
+      if (subscription !== t.subscription) await this.contacts.setTopicSubscription(target.teamId, target.contactId, t.topic.id, subscription);
+    }
+    // Saving with topics checked is asking for email again.
+    const contact = await this.contacts.findById(target.teamId, target.contactId);
+    if (contact?.unsubscribed && wanted.size > 0) await this.contacts.setUnsubscribed(target.teamId, target.contactId, false);
+    return this.preferences(token, action, 'Your preferences are saved.');
+  }
+
+  private async byToken(token: string): Promise<Target | null> {
+    const emailId = this.links.keys.verifyToken(token);
+    return emailId ? this.repository.recipientOf(emailId) : null;
+  }
+
+  /** What one click does; null when the contact is gone. */
+  private async unsubscribe(target: Target): Promise<string | null> {
+    if (target.topicId) {
+      const topic = await this.contacts.getTopic(target.teamId, target.topicId);
+      if (topic) {
+        const done = await this.contacts.setTopicSubscription(target.teamId, target.contactId, target.topicId, 'opt_out');
+        return done ? `You will no longer get “${topic.name}” emails.` : null;
+      }
+    }
+    const done = await this.contacts.setUnsubscribed(target.teamId, target.contactId, true);
+    return done ? 'You will no longer get these emails.' : null;
+  }
+}

@@ -1,0 +1,12 @@
+export * from './contact.types';
+export * from './contacts.module';
+export * from './contacts.service';
+export * from './contact-memberships.service';
+export * from './segments.service';
+export * from './topics.service';
+export * from './contact-properties.service';
+export * from './contact-imports.service';
+export * from './contacts-directory';
+export * from './contact-events';
+export * from './contact.presenter';
+export { normalizeContactEmail } from './contact-input.validation';
