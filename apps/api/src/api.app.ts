@@ -13,6 +13,7 @@ import { BroadcastLinks, UnsubscribeService } from '@herald/broadcasts';
 import { ImagesService } from '@herald/images';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
+import { installMultipartParser } from './contacts/multipart';
 import { installAuthRoute } from './dashboard/auth.route';
 import { installCsrf } from './dashboard/csrf';
 import { serveDashboard } from './dashboard/dashboard-static';
@@ -45,6 +46,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
   return startRoleHttp('api', config, logging, { module, adapter, options: { bodyParser: false } }, async (app) => {
     configureHttp(app, postgresUnavailable);
     const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+    installMultipartParser(fastify);
     // First of the request hooks: a refusal costs no key lookup, no body and no query.
     const shed = app
       .get(MetricsService)

@@ -11,6 +11,7 @@ import { LoggingOptions, ObservabilityHttpModule, OpsServerModule } from '@heral
 import { RuntimeModule } from '@herald/runtime';
 import { WebhooksModule } from '@herald/webhooks';
 import { SuppressionsModule } from '@herald/suppressions';
+import { ContactsModule } from '@herald/contacts';
 import { PeopleModule } from '@herald/people';
 import { TrackingModule } from '@herald/tracking';
 import { MetricsModule } from '@herald/metrics';
@@ -25,6 +26,9 @@ import { WebhooksController } from './webhooks/webhooks.controller';
 import { SuppressionsController } from './suppressions/suppressions.controller';
 import { StatsController } from './stats/stats.controller';
 import { BroadcastsController } from './broadcasts/broadcasts.controller';
+import { ContactsController } from './contacts/contacts.controller';
+import { AudiencesController, SegmentsController } from './contacts/segments.controller';
+import { ContactPropertiesController, TopicsController } from './contacts/topics.controller';
 
 /**
  * The REST API role: Resend-compatible endpoints, plus the background work of its region: the
@@ -46,6 +50,7 @@ export class ApiModule {
         InsightsModule,
         DomainsModule,
         SuppressionsModule,
+        ContactsModule,
         DomainVerificationModule.forRoot({ imports: [DomainsModule], listener: DomainVerificationListener }),
         DispatchReconcilerModule,
         IdempotencyPurgerModule,
@@ -66,6 +71,11 @@ export class ApiModule {
         WebhooksController,
         StatsController,
         BroadcastsController,
+        ContactsController,
+        SegmentsController,
+        AudiencesController,
+        TopicsController,
+        ContactPropertiesController,
         ...DASHBOARD_CONTROLLERS,
       ],
       providers: [ApiKeyGuard, DashboardGuard],

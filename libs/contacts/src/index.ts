@@ -10,3 +10,4 @@ export * from './contacts-directory';
 export * from './contact-events';
 export * from './contact.presenter';
 export { normalizeContactEmail } from './contact-input.validation';
+export { isMultipartForm, type MultipartForm } from './contact-import.form';
