@@ -2,6 +2,7 @@ import { MeController, RegionsController, SignInProvidersController } from './me
 import { TeamDomainsController } from './team-domains.controller';
 import { TeamEmailsController } from './team-emails.controller';
 import { TeamImagesController } from './team-images.controller';
+import { TeamAudienceController } from './team-audience.controller';
 import { TeamKeysController } from './team-keys.controller';
 import { TeamSuppressionsController, TeamWebhooksController } from './team-lists.controller';
 import { TeamPeopleController } from './team-people.controller';
@@ -24,4 +25,5 @@ export const DASHBOARD_CONTROLLERS = [
   TeamStatsController,
   TeamBroadcastsController,
   TeamImagesController,
+  TeamAudienceController,
 ];
