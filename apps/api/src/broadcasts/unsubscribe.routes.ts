@@ -35,6 +35,8 @@ export function installUnsubscribeRoutes(fastify: FastifyInstance, unsubscribe: 
   void fastify.register(async (scope) => {
     // Forms and RFC 8058 posts: urlencoded or multipart, read as text here, in this scope only (text/plain is Fastify's own).
     for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data']) {
+      // The app may parse multipart itself (the contacts import): this scope reads it as text instead.
+      if (scope.hasContentTypeParser(type)) scope.removeContentTypeParser(type);
       scope.addContentTypeParser(type, { parseAs: 'string', bodyLimit: MAX_FORM_BYTES }, (_request, body, done) => done(null, body));
     }
 
