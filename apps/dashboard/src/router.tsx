@@ -65,7 +65,6 @@ const routeTree = rootRoute.addChildren([
     page('webhooks', () => import('./pages/webhooks'), 'WebhooksPage', teamRoute),
     page('webhooks/$webhookId', () => import('./pages/webhook-detail'), 'WebhookDetailPage', teamRoute),
     page('broadcasts', () => import('./pages/broadcasts'), 'BroadcastsPage', teamRoute),
-    page('broadcasts/new', () => import('./pages/broadcast-compose'), 'BroadcastComposePage', teamRoute),
     page('broadcasts/$broadcastId', () => import('./pages/broadcast-compose'), 'BroadcastComposePage', teamRoute),
     page('suppressions', () => import('./pages/suppressions'), 'SuppressionsPage', teamRoute),
     page('team', () => import('./pages/team'), 'TeamPage', teamRoute),

@@ -1,15 +1,14 @@
 import { Button, FileInput, Group, Menu, Paper, Popover, Stack, Text, TextInput } from '@mantine/core';
 import { EmailEditor, type EmailEditorProps, type EmailEditorRef } from '@react-email/editor';
 import { StarterKit } from '@react-email/editor/extensions';
-import { EmailTheming } from '@react-email/editor/plugins';
 import '@react-email/editor/themes/default.css';
 import { Placeholder } from '@tiptap/extension-placeholder';
 import { useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { errorMessage } from '../lib/api-error';
+import { EMPTY_DOCUMENT } from '../lib/broadcast-document';
 import { FooterNode, MergeTagNode, SpacerNode } from './editor-nodes';
 import './broadcast-editor.css';
 
-type Editor = NonNullable<EmailEditorRef['editor']>;
 type Extensions = NonNullable<EmailEditorProps['extensions']>;
 /**
  * The commands the toolbar runs. Their types are declared by the TipTap extensions against the
@@ -21,7 +20,7 @@ interface Chain {
   toggleHeading(attributes: { level: 1 | 2 | 3 }): Chain;
   setParagraph(): Chain;
   setHorizontalRule(): Chain;
-  insertContent(content: JSONContent | JSONContent[]): Chain;
+  insertContentAt(position: number, content: JSONContent | JSONContent[]): Chain;
   run(): boolean;
 }
 export type JSONContent = ReturnType<EmailEditorRef['getJSON']>;
@@ -46,15 +45,9 @@ const STARTER = StarterKit.configure({
   TableRow: false,
   TableCell: false,
   TableHeader: false,
+  // The toolbar and its forms take focus: the cursor must still be where the block goes.
+  FocusScopes: { clearSelectionOnBlur: false },
 });
-
-const EMPTY: JSONContent = {
-  type: 'doc',
-  content: [
-    { type: 'heading', attrs: { level: 1 }, content: [] },
-    { type: 'paragraph', content: [] },
-  ],
-};
 
 /**
  * The no-code editor of a broadcast: @react-email/editor (TipTap) with Herald's spacer, footer and
@@ -62,7 +55,8 @@ const EMPTY: JSONContent = {
  * Lazy-loaded by the compose page: TipTap and ProseMirror stay out of the dashboard's first load.
  */
 export function BroadcastEditor({ initial, onChange, uploadImage, mergeTags }: BroadcastEditorProps) {
-  const [editor, setEditor] = useState<Editor | null>(null);
+  // The editor of the moment, read when a toolbar button is pressed (TipTap may replace its instance).
+  const editorRef = useRef<EmailEditorRef>(null);
   const onChangeRef = useRef(onChange);
   onChangeRef.current = onChange;
   const extensions = useMemo(
@@ -72,16 +66,19 @@ export function BroadcastEditor({ initial, onChange, uploadImage, mergeTags }: B
         placeholder: ({ node }) => (node.type.name === 'heading' ? 'Heading' : "Write here, or press '/' for blocks"),
         includeChildren: true,
       }) as unknown as Extensions[number],
-      EmailTheming.configure({ theme: 'basic' }),
       MergeTagNode,
       SpacerNode,
       FooterNode,
     ],
     [],
   );
-  const content = useMemo(() => (isDocument(initial) ? initial : EMPTY), [initial]);
-  const chain = () => (editor?.chain() as unknown as Chain | undefined)?.focus();
-  const insert = (node: JSONContent | JSONContent[]) => chain()?.insertContent(node).run();
+  const content = useMemo(() => (isDocument(initial) ? initial : (EMPTY_DOCUMENT as JSONContent)), [initial]);
+  const chain = () => (editorRef.current?.editor?.chain() as unknown as Chain | undefined)?.focus();
+  // At the end of the selection, never over it: a selected image or spacer stays when the next block goes in.
+  const insert = (node: JSONContent | JSONContent[]) => {
+    const at = editorRef.current?.editor?.state.selection.to;
+    if (at !== undefined) chain()?.insertContentAt(at, node).run();
+  };
 
   return (
     <Paper withBorder radius="md" className="herald-editor">
@@ -117,7 +114,7 @@ export function BroadcastEditor({ initial, onChange, uploadImage, mergeTags }: B
         >
           Footer
         </ToolButton>
-        <Menu position="bottom-start" shadow="md" width={260}>
+        <Menu position="bottom-start" shadow="md" width={260} returnFocus={false}>
           <Menu.Target>
             <Button size="compact-sm" variant="light">
               Merge tag
@@ -138,7 +135,13 @@ export function BroadcastEditor({ initial, onChange, uploadImage, mergeTags }: B
         content={content}
         extensions={extensions}
         onUploadImage={uploadImage}
-        onReady={(ref: EmailEditorRef) => setEditor(ref.editor)}
+        ref={editorRef}
+        onReady={({ editor }) =>
+          // The editing area's name for screen readers (ProseMirror gives the contenteditable none of its own).
+          editor?.setOptions({
+            editorProps: { ...editor.options.editorProps, attributes: { role: 'textbox', 'aria-multiline': 'true', 'aria-label': 'Email content' } },
+          })
+        }
         onUpdate={(ref: EmailEditorRef) => onChangeRef.current(ref.getJSON())}
       />
     </Paper>

@@ -48,12 +48,12 @@ export function EmailPreview({ opened, onClose, document, subject }: { opened: b
           <Box
             style={{ width: WIDTHS[view], maxWidth: '100%', border: '1px solid var(--mantine-color-gray-3)', borderRadius: 8, overflow: 'hidden' }}
           >
-            {/* sandbox without scripts: the email's links and styles show, nothing in it runs. */}
+            {/* An empty sandbox, as the Emails page's preview: styles and images show, nothing runs or navigates. */}
             <iframe
               title={`Email preview at ${view} width`}
               data-preview={view}
               srcDoc={rendered.html}
-              sandbox="allow-popups"
+              sandbox=""
               style={{ width: '100%', height: '70vh', border: 0, display: 'block' }}
             />
           </Box>

@@ -8,6 +8,7 @@ import { EmailPreview } from '../components/email-preview';
 import { Confirm, ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
 import { api, type List } from '../lib/api';
 import { errorMessage } from '../lib/api-error';
+import { EMPTY_DOCUMENT } from '../lib/broadcast-document';
 import { formatDate } from '../lib/format';
 import { useCanWrite, useTeamId, useTeamQuery } from '../lib/queries';
 import type { Broadcast, ContactProperty, Segment, Topic, UploadedImage } from '../lib/types';
@@ -73,13 +74,21 @@ function base64Of(file: File): Promise<string> {
   });
 }
 
+/**
+ * Drafts created on this page load: when the first autosave creates one, the address moves from
+ * `broadcasts/new` to the draft's, and the page must stay as it is (the editor keeps its cursor).
+ */
+const createdHere = new Set<string>();
+
 /** `broadcasts/new` and `broadcasts/:broadcastId`: compose a draft (autosaved), or see one that has gone. */
 export function BroadcastComposePage() {
-  const { broadcastId } = useParams({ strict: false }) as { broadcastId?: string };
-  const broadcast = useTeamQuery<Broadcast>(`/broadcasts/${broadcastId ?? ''}`, undefined, { enabled: Boolean(broadcastId) });
-  if (broadcastId && broadcast.isPending) return <Loader m="xl" aria-label="Loading" />;
-  if (broadcastId && broadcast.error) return <ErrorAlert error={broadcast.error} title="The broadcast could not load" />;
-  return <Compose key={broadcastId ?? 'new'} broadcast={broadcastId ? broadcast.data : undefined} />;
+  const { broadcastId = 'new' } = useParams({ strict: false }) as { broadcastId?: string };
+  const isNew = broadcastId === 'new';
+  const continued = isNew || createdHere.has(broadcastId);
+  const broadcast = useTeamQuery<Broadcast>(`/broadcasts/${broadcastId}`, undefined, { enabled: !isNew });
+  if (!continued && broadcast.isPending) return <Loader m="xl" aria-label="Loading" />;
+  if (!continued && broadcast.error) return <ErrorAlert error={broadcast.error} title="The broadcast could not load" />;
+  return <Compose key={continued ? 'new' : broadcastId} broadcast={isNew ? undefined : broadcast.data} />;
 }
 
 type SaveState = { kind: 'idle' } | { kind: 'saving' } | { kind: 'saved'; at: Date } | { kind: 'incomplete' } | { kind: 'failed'; error: unknown };
@@ -93,7 +102,7 @@ function Compose({ broadcast }: { broadcast: Broadcast | undefined }) {
   const topics = useTeamQuery<List<Topic>>('/topics', { limit: 100 });
   const properties = useTeamQuery<List<ContactProperty>>('/contact-properties', { limit: 100 });
   const [fields, setFields] = useState<Fields>(() => fieldsOf(broadcast));
-  const [document, setDocument] = useState<unknown>(broadcast?.document ?? null);
+  const [document, setDocument] = useState<unknown>(broadcast ? broadcast.document : EMPTY_DOCUMENT);
   const [saveState, setSaveState] = useState<SaveState>({ kind: 'idle' });
   const [previewOpened, preview] = useDisclosure(false);
   const id = useRef(broadcast?.id);
@@ -125,8 +134,7 @@ function Compose({ broadcast }: { broadcast: Broadcast | undefined }) {
         });
         if (!id.current) {
           id.current = saved.id;
-          // The draft's own address from now on (the page keeps what is on screen: the cache holds what was saved).
-          queryClient.setQueryData(['team', teamId, `/broadcasts/${saved.id}`, {}], { ...saved, document: latest.current.document });
+          createdHere.add(saved.id);
           await navigate({ to: `/t/${teamId}/broadcasts/${saved.id}`, replace: true });
         }
       } catch (error) {
