@@ -21,6 +21,8 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string | Buffer;
       onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+      /** Called before each request is sent; answers the request to send (a path of its own, say). */
+      setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
     }
 
     interface Options {
@@ -34,6 +36,8 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string | Buffer;
       requests?: Request[];
+      /** Requests per second over all connections (0: as fast as they answer). */
+      overallRate?: number;
       workers?: number;
     }
 

@@ -59,7 +59,10 @@ describe('broadcasts through the resend SDK', () => {
     });
     expect(got.data!.created_at).toMatch(REST_TIME);
 
-    const updated = await acme.resend.broadcasts.update(id, { subject: 'Hello {{{contact.first_name|you}}}', text: 'Plain {{{contact.first_name}}}' });
+    const updated = await acme.resend.broadcasts.update(id, {
+      subject: 'Hello {{{contact.first_name|you}}}',
+      text: 'Plain {{{contact.first_name}}}',
+    });
     expect(updated.error).toBeNull();
     expect(updated.data).toEqual({ object: 'broadcast', id });
     const after = await acme.resend.broadcasts.get(id);
@@ -71,6 +74,16 @@ describe('broadcasts through the resend SDK', () => {
     expect(list.data).toMatchObject({ object: 'list', has_more: true, data: [{ id: other.data!.id, name: 'Second', status: 'draft' }] });
     const next = await acme.resend.broadcasts.list({ limit: 1, after: other.data!.id });
     expect(next.data!.data.map((b) => b.id)).toEqual([id]);
+
+    const copy = await acme.resend.broadcasts.duplicate(id);
+    expect(copy.error).toBeNull();
+    expect(copy.data).toEqual({ object: 'broadcast', id: expect.stringMatching(UUID) });
+    expect((await acme.resend.broadcasts.get(copy.data!.id)).data).toMatchObject({
+      status: 'draft',
+      subject: after.data!.subject,
+      text: after.data!.text,
+    });
+    await acme.resend.broadcasts.remove(copy.data!.id);
 
     const removed = await acme.resend.broadcasts.remove(id);
     expect(removed.error).toBeNull();
@@ -112,6 +125,21 @@ describe('broadcasts through the resend SDK', () => {
     await acme.resend.broadcasts.cancel(data!.id);
   });
 
+  it('fans a scheduled broadcast out once it is due (the api role polls every second)', async () => {
+    await audience.contact({ email: 'due@inbox.test', first_name: 'Dee', segments: [{ id: segmentId }] });
+    const { data } = await acme.resend.broadcasts.create({ ...draft(), send: true, scheduledAt: 'in 2 seconds' });
+    expect((await acme.resend.broadcasts.get(data!.id)).data!.status).toBe('scheduled');
+    const deadline = Date.now() + 15_000;
+    let got = await acme.resend.broadcasts.get(data!.id);
+    while (got.data!.status !== 'sent' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      got = await acme.resend.broadcasts.get(data!.id);
+    }
+    expect(got.data).toMatchObject({ status: 'sent', sent_at: expect.stringMatching(REST_TIME), counts: { recipients: 1 } });
+    const emails = await acme.resend.emails.list();
+    expect(emails.data!.data.find((e) => e.to[0] === 'due@inbox.test')).toMatchObject({ subject: 'Hi Dee' });
+  });
+
   it('answers 422 naming the field for each bad input', async () => {
     const cases: [Record<string, unknown>, number, string, RegExp][] = [
       [{ ...draft(), from: undefined }, 422, 'missing_required_field', /`from`/],
@@ -142,7 +170,10 @@ describe('broadcasts through the resend SDK', () => {
       segment_id: segmentId,
       document: { type: 'doc', content: [{ type: 'table' }] },
     });
-    expect(document).toMatchObject({ status: 422, body: { name: 'validation_error', message: expect.stringMatching(/^Invalid `document` field: document/) } });
+    expect(document).toMatchObject({
+      status: 422,
+      body: { name: 'validation_error', message: expect.stringMatching(/^Invalid `document` field: document/) },
+    });
     expect((await acme.resend.broadcasts.get('nope')).error).toMatchObject({ statusCode: 422, name: 'invalid_parameter' });
     expect((await acme.resend.broadcasts.get(randomUUID())).error).toMatchObject({ statusCode: 404, name: 'not_found' });
     expect((await acme.resend.broadcasts.list({ limit: 0 } as never)).error).toMatchObject({ statusCode: 422 });
@@ -151,9 +182,22 @@ describe('broadcasts through the resend SDK', () => {
   it('takes the legacy audience_id, and an editor document rendered when sent', async () => {
     const document = {
       type: 'doc',
-      content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Hi ' }, { type: 'mergeTag', attrs: { key: 'contact.first_name', fallback: 'there' } }] }],
+      content: [
+        {
+          type: 'paragraph',
+          content: [
+            { type: 'text', text: 'Hi ' },
+            { type: 'mergeTag', attrs: { key: 'contact.first_name', fallback: 'there' } },
+          ],
+        },
+      ],
     };
-    const created = await call(api.url, acme.token, 'POST', '/broadcasts', { from: acme.from('news'), subject: 'Doc', audience_id: segmentId, document });
+    const created = await call(api.url, acme.token, 'POST', '/broadcasts', {
+      from: acme.from('news'),
+      subject: 'Doc',
+      audience_id: segmentId,
+      document,
+    });
     expect(created.status).toBe(200);
     const got = await call(api.url, acme.token, 'GET', `/broadcasts/${created.body.id}`);
     expect(got.body).toMatchObject({ segment_id: segmentId, document, html: null, status: 'draft' });

@@ -11,10 +11,6 @@ import { prepareBroadcast, recipientEmail, unsubscribeOf, type PreparedBroadcast
 import { BROADCASTS_CONFIG, type BroadcastsConfig } from './broadcasts.config';
 import { BroadcastsRepository, FanOutCursorMoved, type FanOutChunk, type FanOutState } from './broadcasts.repository';
 
-/** Contacts read, and emails written in one transaction, per step of a fan-out. */
-export const FAN_OUT_CHUNK = 1000;
-/** How long a process holds a broadcast between chunks; another takes it over once this runs out. */
-export const FAN_OUT_LEASE_SECONDS = 10;
 const POLL_MS = 1000;
 /** Chunks whose send commands are still being published while the next chunk is written. */
 const DISPATCHES_IN_FLIGHT = 4;
@@ -84,44 +80,50 @@ export class BroadcastRunner implements OnModuleDestroy {
 
   /** A broadcast was sent now: look at once rather than at the next tick. */
   kick(): void {
-    if (this.started && !this.job.isStopped) void this.job.runOnce().catch((error: Error) => this.logger.warn(`broadcast fan-out failed: ${error.message}`));
+    if (this.started && !this.job.isStopped)
+      void this.job.runOnce().catch((error: Error) => this.logger.warn(`broadcast fan-out failed: ${error.message}`));
   }
 
   /** One pass: fans out every broadcast due; answers how many emails it wrote. */
   async pass(): Promise<number> {
     let written = 0;
     for (;;) {
-      const due = await this.repository.claimDue(1, FAN_OUT_LEASE_SECONDS);
+      const due = await this.repository.claimDue(1, this.config.BROADCAST_LEASE_SECONDS);
       if (!due.length) return written;
       written += await this.fanOut(due[0]!);
       if (this.job.isStopped) return written;
     }
   }
 
+  /**
+   * The chunks one after another; the next chunk is read and rendered while the one before it
+   * is being written (it starts after that chunk's last contact, whether or not the write
+   * commits: if it does not, the fan-out stops and the prefetched chunk is dropped).
+   */
   private async fanOut(state: FanOutState): Promise<number> {
     const { broadcast } = state;
     const prepared = await this.prepare(state);
     let cursor = state.cursor;
     let written = 0;
+    let next = this.nextChunk(prepared, cursor);
     for (;;) {
+      const current = await next;
       if (this.job.isStopped) {
         await this.repository.release(broadcast.id);
         return written;
       }
-      const { members } = await this.contacts.segmentMembersPage(broadcast.teamId, broadcast.segmentId!, {
-        afterContactId: cursor,
-        limit: FAN_OUT_CHUNK,
-        topicId: broadcast.topicId,
-      });
-      if (!members.length) {
+      if (!current) {
         if (await this.repository.finish(broadcast.id, cursor)) this.logger.log(`broadcast ${broadcast.id} sent`);
         return written;
       }
-      const { chunk, rows } = await this.chunkOf(prepared, members);
+      const { chunk, rows } = current;
+      next = this.nextChunk(prepared, chunk.cursor);
       try {
-        if (rows.length) await this.emails.insert(rows, (tx) => this.repository.advance(tx, broadcast.id, cursor, chunk, FAN_OUT_LEASE_SECONDS));
-        else await this.repository.advanceAlone(broadcast.id, cursor, chunk, FAN_OUT_LEASE_SECONDS);
+        if (rows.length)
+          await this.emails.insert(rows, (tx) => this.repository.advance(tx, broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS));
+        else await this.repository.advanceAlone(broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS);
       } catch (error) {
+        await next.catch(() => undefined);
         if (error instanceof FanOutCursorMoved) {
           this.logger.warn(error.message);
           return written;
@@ -133,6 +135,16 @@ export class BroadcastRunner implements OnModuleDestroy {
       this.written.inc(rows.length);
       await this.dispatch(rows);
     }
+  }
+
+  /** The chunk after `after`: its members read, left out or rendered; null at the segment's end. */
+  private async nextChunk(p: PreparedBroadcast, after: string | null): Promise<{ chunk: FanOutChunk; rows: NewEmail[] } | null> {
+    const { members } = await this.contacts.segmentMembersPage(p.broadcast.teamId, p.broadcast.segmentId!, {
+      afterContactId: after,
+      limit: this.config.BROADCAST_CHUNK_SIZE,
+      topicId: p.broadcast.topicId,
+    });
+    return members.length ? this.chunkOf(p, members) : null;
   }
 
   /** Who of these members gets an email, and the email of each. */

@@ -36,4 +36,7 @@ export interface FanOutCounts {
 }
 
 /** Each email's last_event among the broadcast's emails. */
-export type DeliveryCounts = Record<'queued' | 'sent' | 'delivered' | 'delivery_delayed' | 'bounced' | 'complained' | 'failed' | 'suppressed' | 'opened' | 'clicked', number>;
+export type DeliveryCounts = Record<
+  'queued' | 'sent' | 'delivered' | 'delivery_delayed' | 'bounced' | 'complained' | 'failed' | 'suppressed' | 'opened' | 'clicked',
+  number
+>;

@@ -40,6 +40,15 @@ export interface FanOutChunk {
   cursor: string;
 }
 
+/** Who an unsubscribe token stands for: one email of a broadcast, hence one contact. */
+export interface UnsubscribeTarget {
+  teamId: string;
+  teamName: string;
+  broadcastId: string;
+  contactId: string;
+  topic: { id: string; name: string } | null;
+}
+
 /** Raised inside a chunk's transaction when another process moved the cursor: the chunk rolls back. */
 export class FanOutCursorMoved extends Error {
   constructor(readonly broadcastId: string) {
@@ -112,10 +121,7 @@ export class BroadcastsRepository {
 
   /** Deletes a draft or a cancelled broadcast; false otherwise. */
   async remove(teamId: string, id: string): Promise<boolean> {
-    const result = await this.db.query(`DELETE FROM broadcasts WHERE team_id = $1 AND id = $2 AND status IN ('draft', 'cancelled')`, [
-      teamId,
-      id,
-    ]);
+    const result = await this.db.query(`DELETE FROM broadcasts WHERE team_id = $1 AND id = $2 AND status IN ('draft', 'cancelled')`, [teamId, id]);
     return affectedRows(result) === 1;
   }
 
@@ -134,16 +140,15 @@ export class BroadcastsRepository {
    * number of processes can ask at once, each gets others.
    */
   async claimDue(limit: number, leaseSeconds: number): Promise<FanOutState[]> {
-    const rows: (BroadcastRow & { cursor: string | null })[] = await this.db.query(
+    // An UPDATE answers TypeORM's [rows, affected] pair.
+    const [rows]: [(BroadcastRow & { cursor: string | null })[], number] = await this.db.query(
       `UPDATE broadcasts b SET status = 'sending', lease_until = now() + make_interval(secs => $2), updated_at = now()
        FROM (SELECT id FROM broadcasts
               WHERE status IN ('queued', 'scheduled', 'sending') AND coalesce(scheduled_at, created_at) <= now()
                 AND (lease_until IS NULL OR lease_until < now())
               ORDER BY coalesce(scheduled_at, created_at) LIMIT $1 FOR UPDATE SKIP LOCKED) due
        WHERE b.id = due.id
-       RETURNING ${FULL.split(', ')
-         .map((c) => `b.${c.trim()}`)
-         .join(', ')}, b.cursor`,
+       RETURNING b.*`,
       [limit, leaseSeconds],
     );
     return rows.map((row) => ({ broadcast: toBroadcast(row), cursor: row.cursor }));
@@ -202,20 +207,29 @@ export class BroadcastsRepository {
     await this.db.query(`UPDATE broadcasts SET lease_until = NULL WHERE id = $1 AND status = 'sending'`, [id]);
   }
 
-  /** The contact and broadcast an email was sent to, for an unsubscribe token. */
-  async recipientOf(emailId: string): Promise<{ teamId: string; broadcastId: string; contactId: string; topicId: string | null } | null> {
-    const rows: { team_id: string; broadcast_id: string; contact_id: string; topic_id: string | null }[] = await this.db.query(
-      `SELECT r.team_id, r.broadcast_id, r.contact_id, b.topic_id
-         FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id WHERE r.email_id = $1`,
+  /**
+   * The contact and broadcast an email was sent to, with the team's name and the broadcast's topic
+   * (null when it has none or it was deleted since), for an unsubscribe token: one query.
+   */
+  async recipientOf(emailId: string): Promise<UnsubscribeTarget | null> {
+    const rows: {
+      team_id: string;
+      team_name: string;
+      broadcast_id: string;
+      contact_id: string;
+      topic_id: string | null;
+      topic_name: string | null;
+    }[] = await this.db.query(
+      `SELECT r.team_id, t.name AS team_name, r.broadcast_id, r.contact_id, p.id AS topic_id, p.name AS topic_name
+           FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id JOIN teams t ON t.id = r.team_id
+           LEFT JOIN topics p ON p.id = b.topic_id AND p.team_id = r.team_id
+          WHERE r.email_id = $1`,
       [emailId],
     );
     const row = rows[0];
-    return row ? { teamId: row.team_id, broadcastId: row.broadcast_id, contactId: row.contact_id, topicId: row.topic_id } : null;
-  }
-
-  async teamName(teamId: string): Promise<string | null> {
-    const rows: { name: string }[] = await this.db.query(`SELECT name FROM teams WHERE id = $1`, [teamId]);
-    return rows[0]?.name ?? null;
+    if (!row) return null;
+    const topic = row.topic_id ? { id: row.topic_id, name: row.topic_name! } : null;
+    return { teamId: row.team_id, teamName: row.team_name, broadcastId: row.broadcast_id, contactId: row.contact_id, topic };
   }
 }
 

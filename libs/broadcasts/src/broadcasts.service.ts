@@ -6,7 +6,14 @@ import { parseScheduledAt } from '@herald/emails';
 import { parsePage } from '@herald/http';
 import { Dispatcher, EmailStore } from '@herald/messages';
 import { bodiesOf, checkDocument } from './broadcast-bodies';
-import { fromParts, validatePreview, validateCreateBroadcast, validateSendBroadcast, validateTestRecipients, validateUpdateBroadcast } from './broadcast-input.validation';
+import {
+  fromParts,
+  validatePreview,
+  validateCreateBroadcast,
+  validateSendBroadcast,
+  validateTestRecipients,
+  validateUpdateBroadcast,
+} from './broadcast-input.validation';
 import { BroadcastLinks } from './broadcast-links';
 import { prepareBroadcast, recipientEmail } from './broadcast-message';
 import { broadcastRef, presentBroadcast, presentBroadcastList, type BroadcastBody } from './broadcast.presenter';
@@ -46,6 +53,21 @@ export class BroadcastsService {
     await this.repository.insert(teamId, id, content, input.send ? (scheduledAt ? 'scheduled' : 'queued') : 'draft', scheduledAt);
     if (input.send && !scheduledAt) this.runner.kick();
     return (await this.repository.get(teamId, id))!;
+  }
+
+  /** A new draft with the broadcast's content (whatever its status), as Resend's duplicate. */
+  async duplicate(teamId: string, id: string): Promise<Broadcast> {
+    const source = await this.find(teamId, id);
+    const copy = newId();
+    const { name, segmentId, topicId, from, subject, replyTo, previewText, html, text, document } = source;
+    await this.repository.insert(
+      teamId,
+      copy,
+      { name, segmentId, topicId, from, subject, replyTo, previewText, html, text, document },
+      'draft',
+      null,
+    );
+    return (await this.repository.get(teamId, copy))!;
   }
 
   async get(teamId: string, id: string): Promise<BroadcastBody> {

@@ -5,7 +5,7 @@ export * from './broadcasts.service';
 export * from './broadcast-runner.service';
 export * from './broadcast-links';
 export * from './unsubscribe.service';
-export { invalidLinkPage, testLinkPage } from './preference-page';
+export { donePage, invalidLinkPage, preferencePage, testLinkPage, type PreferenceView } from './preference-page';
 export { renderMergeTags, compileTemplate, renderTemplate, type MergeValues } from './merge-tags';
 export { UnsubscribeKeys } from './unsubscribe-token';
 export { bodiesOf } from './broadcast-bodies';

@@ -28,11 +28,12 @@ export function preferencePage(v: PreferenceView): string {
   const topics = v.topics.length
     ? `<fieldset><legend>Emails you get from ${escapeHtml(v.teamName)}</legend>${v.topics
         .map(
-          (t) => `<div class="topic"><input type="checkbox" id="t-${escapeHtml(t.id)}" name="topic" value="${escapeHtml(t.id)}"${
-            t.subscribed && !v.unsubscribed ? ' checked' : ''
-          }><label for="t-${escapeHtml(t.id)}"><strong>${escapeHtml(t.name)}</strong>${
-            t.description ? `<span>${escapeHtml(t.description)}</span>` : ''
-          }</label></div>`,
+          (t) =>
+            `<div class="topic"><input type="checkbox" id="t-${escapeHtml(t.id)}" name="topic" value="${escapeHtml(t.id)}"${
+              t.subscribed && !v.unsubscribed ? ' checked' : ''
+            }><label for="t-${escapeHtml(t.id)}"><strong>${escapeHtml(t.name)}</strong>${
+              t.description ? `<span>${escapeHtml(t.description)}</span>` : ''
+            }</label></div>`,
         )
         .join('')}</fieldset>`
     : '';

@@ -1,16 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ContactsDirectory } from '@herald/contacts';
 import { BroadcastLinks } from './broadcast-links';
-import { BroadcastsRepository } from './broadcasts.repository';
+import { BroadcastsRepository, type UnsubscribeTarget as Target } from './broadcasts.repository';
 import { donePage, preferencePage, type PreferenceTopic } from './preference-page';
-
-/** Who a token stands for: one email of a broadcast, hence one contact. */
-interface Target {
-  teamId: string;
-  broadcastId: string;
-  contactId: string;
-  topicId: string | null;
-}
 
 /** A page to answer with: 200, or 404 when the token names nothing (nothing changed). */
 export type UnsubscribeAnswer = { status: 200; html: string } | { status: 404 };
@@ -39,8 +31,7 @@ export class UnsubscribeService {
     const target = await this.byToken(token);
     if (!target) return { status: 404 };
     const what = await this.unsubscribe(target);
-    const team = (await this.repository.teamName(target.teamId)) ?? 'the sender';
-    return what ? { status: 200, html: donePage(team, what) } : { status: 404 };
+    return what ? { status: 200, html: donePage(target.teamName, what) } : { status: 404 };
   }
 
   /** A message to the List-Unsubscribe mailbox: the same as one click; false when the address is not one of ours. */
@@ -59,18 +50,17 @@ export class UnsubscribeService {
   async preferences(token: string, action: string, notice?: string): Promise<UnsubscribeAnswer> {
     const target = await this.byToken(token);
     if (!target) return { status: 404 };
-    const [contact, topics, teamName] = await Promise.all([
+    const [contact, topics] = await Promise.all([
       this.contacts.findById(target.teamId, target.contactId),
       this.contacts.topicsOf(target.teamId, target.contactId),
-      this.repository.teamName(target.teamId),
     ]);
     if (!contact) return { status: 404 };
     const shown: PreferenceTopic[] = topics
-      .filter((t) => t.topic.visibility === 'public' || t.topic.id === target.topicId)
+      .filter((t) => t.topic.visibility === 'public' || t.topic.id === target.topic?.id)
       .map((t) => ({ id: t.topic.id, name: t.topic.name, description: t.topic.description, subscribed: t.subscription === 'opt_in' }));
     return {
       status: 200,
-      html: preferencePage({ teamName: teamName ?? 'Email preferences', email: contact.email, unsubscribed: contact.unsubscribed, topics: shown, action, notice }),
+      html: preferencePage({ teamName: target.teamName, email: contact.email, unsubscribed: contact.unsubscribed, topics: shown, action, notice }),
     };
   }
 
@@ -84,7 +74,7 @@ export class UnsubscribeService {
     }
     const topics = await this.contacts.topicsOf(target.teamId, target.contactId);
     const wanted = new Set(form.topics);
-    const shown = topics.filter((t) => t.topic.visibility === 'public' || t.topic.id === target.topicId);
+    const shown = topics.filter((t) => t.topic.visibility === 'public' || t.topic.id === target.topic?.id);
     for (const t of shown) {
       const subscription = wanted.has(t.topic.id) ? 'opt_in' : 'opt_out';
       if (subscription !== t.subscription) await this.contacts.setTopicSubscription(target.teamId, target.contactId, t.topic.id, subscription);
@@ -102,12 +92,9 @@ export class UnsubscribeService {
 
   /** What one click does; null when the contact is gone. */
   private async unsubscribe(target: Target): Promise<string | null> {
-    if (target.topicId) {
-      const topic = await this.contacts.getTopic(target.teamId, target.topicId);
-      if (topic) {
-        const done = await this.contacts.setTopicSubscription(target.teamId, target.contactId, target.topicId, 'opt_out');
-        return done ? `You will no longer get “${topic.name}” emails.` : null;
-      }
+    if (target.topic) {
+      const done = await this.contacts.setTopicSubscription(target.teamId, target.contactId, target.topic.id, 'opt_out');
+      return done ? `You will no longer get “${target.topic.name}” emails.` : null;
     }
     const done = await this.contacts.setUnsubscribed(target.teamId, target.contactId, true);
     return done ? 'You will no longer get these emails.' : null;

@@ -102,6 +102,10 @@ export const configSchema = z
     DISPATCH_WAIT_MS: int(0, 60_000).default(1000),
     RECONCILE_INTERVAL_MS: int(50, 600_000).default(5000),
     RECONCILE_BATCH_SIZE: int(1, 10_000).default(500),
+    /** Contacts a broadcast's fan-out turns into emails per transaction (its cursor moves once per chunk). */
+    BROADCAST_CHUNK_SIZE: int(1, 5_000).default(1000),
+    /** How long an api process holds a broadcast between chunks; another takes it over this long after it dies. */
+    BROADCAST_LEASE_SECONDS: int(2, 3_600).default(10),
 
     /** Base of the hostnames Herald publishes in customers' DNS (bounce MX, SPF include, tracking). */
     MAIL_DOMAIN: z

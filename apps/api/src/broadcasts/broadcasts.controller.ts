@@ -49,6 +49,12 @@ export class BroadcastsController {
     return broadcastRef((await this.broadcasts.cancel(p.teamId, id)).id);
   }
 
+  @Post(':id/duplicate')
+  @HttpCode(200)
+  async duplicate(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return broadcastRef((await this.broadcasts.duplicate(p.teamId, id)).id);
+  }
+
   @Delete(':id')
   remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.broadcasts.remove(p.teamId, id);

@@ -51,7 +51,8 @@ export function installUnsubscribeRoutes(fastify: FastifyInstance, unsubscribe: 
       const action = form.get('action');
       const token = request.params.token;
       if (action === 'all') return answer(reply, await unsubscribe.savePreferences(token, { action: 'all' }, pathOf(request)));
-      if (action === 'save') return answer(reply, await unsubscribe.savePreferences(token, { action: 'save', topics: form.getAll('topic') }, pathOf(request)));
+      if (action === 'save')
+        return answer(reply, await unsubscribe.savePreferences(token, { action: 'save', topics: form.getAll('topic') }, pathOf(request)));
       return answer(reply, await unsubscribe.oneClick(token));
     });
   });

@@ -42,7 +42,9 @@ export class Broadcasts1765545000000 implements MigrationInterface {
       )`);
     await q.query(`CREATE INDEX broadcasts_team_idx ON broadcasts (team_id, created_at DESC, id DESC)`);
     // The runner's query: what is due or being fanned out.
-    await q.query(`CREATE INDEX broadcasts_due_idx ON broadcasts (coalesce(scheduled_at, created_at)) WHERE status IN ('scheduled', 'queued', 'sending')`);
+    await q.query(
+      `CREATE INDEX broadcasts_due_idx ON broadcasts (coalesce(scheduled_at, created_at)) WHERE status IN ('scheduled', 'queued', 'sending')`,
+    );
     await q.query(`
       CREATE TABLE broadcast_recipients (
         broadcast_id uuid NOT NULL REFERENCES broadcasts(id) ON DELETE CASCADE,
