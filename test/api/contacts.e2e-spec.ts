@@ -271,7 +271,7 @@ describe('contacts, segments, topics and contact properties through the resend S
       [
         call(api.url, acme.token, 'PATCH', `/contacts/${address()}/topics`, [{ id: topic, subscription: 'no' }]).then((r) => ({ error: r.body })),
         'validation_error',
-        '`[0].subscription`',
+        '`topics[0].subscription`',
       ],
       [resend.segments.create({ name: '' }), 'validation_error', '`name`'],
       [call(api.url, acme.token, 'POST', '/segments', {}).then((r) => ({ error: r.body })), 'missing_required_field', '`name`'],

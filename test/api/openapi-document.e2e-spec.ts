@@ -73,6 +73,8 @@ function routerTable(fastify: FastifyInstance): string[] {
   return routes;
 }
 
+const UNDOCUMENTED_PREFIXES = ['/contacts/imports', '/audiences'];
+
 describe('the generated OpenAPI document', () => {
   let api: TestApi;
   let acme: TestTeam;
@@ -135,7 +137,10 @@ describe('the generated OpenAPI document', () => {
       // `/dashboard/api/auth/*` prints as a bare `*` node. Nor are the tracking host's pixel and
       // links (`/t/o/*`, `/t/c/*`, plain Fastify routes outside Nest, so never in the document),
       // whose wildcards print as `/*`.
-      .filter((route) => !route.includes(' /dashboard') && !route.endsWith(' *') && route !== 'get /' && route !== 'get /*');
+      .filter((route) => !route.includes(' /dashboard') && !route.endsWith(' *') && route !== 'get /' && route !== 'get /*')
+      // Not in the document: the older SDKs' /audiences paths (segments under their former name)
+      // and the multipart /contacts/imports (test/api/contact-imports.e2e-spec.ts drives it).
+      .filter((route) => !UNDOCUMENTED_PREFIXES.some((prefix) => route.split(' ')[1]!.startsWith(prefix)));
     expect(served.length).toBeGreaterThan(30);
     expect(
       operations()
@@ -146,7 +151,7 @@ describe('the generated OpenAPI document', () => {
 
   it('has a working example for every request body, answered by the running API in the documented shape', async () => {
     const created: Record<string, string> = {};
-    const withIds = (path: string) => path.replace('{id}', created[path.split('/')[1]] ?? '');
+    const withIds = (path: string) => path.replace(/\{id\}|\{idOrEmail\}/, created[path.split('/')[1]] ?? '');
     // Creations first, so the routes that change a resource have one to change.
     const routes = operations()
       .filter(([, op]) => op.requestBody)
@@ -160,7 +165,9 @@ describe('the generated OpenAPI document', () => {
         problems: [],
       });
       const [method, path] = route.split(' ');
-      const sent = await call(api.url, acme.token, method.toUpperCase(), withIds(path), example);
+      // A contact's topics name a topic of the team: the one created above, in the example's place.
+      const body = route === 'patch /contacts/{idOrEmail}/topics' ? [{ ...(example as object[])[0], id: created['topics'] }] : example;
+      const sent = await call(api.url, acme.token, method.toUpperCase(), withIds(path), body);
       expect({ route, status: sent.status, error: sent.status === 200 ? undefined : sent.body }).toEqual({ route, status: 200, error: undefined });
       expect({ route, problems: problemsAt(pointer(route, 'responses', '200', 'content', 'application/json', 'schema'), sent.body) }).toEqual({
         route,

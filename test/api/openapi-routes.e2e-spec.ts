@@ -39,6 +39,32 @@ const API_ROUTES = [
   'post /webhooks/{id}/events/{eventId}/replay',
   'get /webhooks/{id}/events/{eventId}/attempts',
   'get /stats',
+  'post /contacts',
+  'get /contacts',
+  'get /contacts/{idOrEmail}',
+  'patch /contacts/{idOrEmail}',
+  'delete /contacts/{idOrEmail}',
+  'get /contacts/{idOrEmail}/topics',
+  'patch /contacts/{idOrEmail}/topics',
+  'get /contacts/{idOrEmail}/segments',
+  'post /contacts/{idOrEmail}/segments/{segmentId}',
+  'delete /contacts/{idOrEmail}/segments/{segmentId}',
+  'post /segments',
+  'get /segments',
+  'get /segments/{id}',
+  'patch /segments/{id}',
+  'delete /segments/{id}',
+  'get /segments/{id}/contacts',
+  'post /topics',
+  'get /topics',
+  'get /topics/{id}',
+  'patch /topics/{id}',
+  'delete /topics/{id}',
+  'post /contact-properties',
+  'get /contact-properties',
+  'get /contact-properties/{id}',
+  'patch /contact-properties/{id}',
+  'delete /contact-properties/{id}',
 ];
 const OPERATOR_ROUTES = ['get /health/live', 'get /health/ready', 'get /openapi.json'];
 const SEND_ROUTES = ['post /emails', 'post /emails/batch'];
@@ -55,6 +81,15 @@ const REQUEST_BODIES: Record<string, string> = {
   'post /suppressions': 'AddSuppressionRequest',
   'post /suppressions/batch/add': 'AddSuppressionsRequest',
   'post /suppressions/batch/remove': 'RemoveSuppressionsRequest',
+  'post /contacts': 'CreateContactRequest',
+  'patch /contacts/{idOrEmail}': 'UpdateContactRequest',
+  'patch /contacts/{idOrEmail}/topics': 'UpdateContactTopicsRequest',
+  'post /segments': 'SegmentRequest',
+  'patch /segments/{id}': 'SegmentRequest',
+  'post /topics': 'CreateTopicRequest',
+  'patch /topics/{id}': 'UpdateTopicRequest',
+  'post /contact-properties': 'CreateContactPropertyRequest',
+  'patch /contact-properties/{id}': 'UpdateContactPropertyRequest',
 };
 const KEY_ERRORS = [401, 403, 429];
 const ERROR_STATUSES: Record<string, number[]> = {
@@ -92,11 +127,38 @@ const ERROR_STATUSES: Record<string, number[]> = {
   'get /webhooks/{id}/events/{eventId}': [...KEY_ERRORS, 404, 422],
   'post /webhooks/{id}/events/{eventId}/replay': [...KEY_ERRORS, 404, 422],
   'get /webhooks/{id}/events/{eventId}/attempts': [...KEY_ERRORS, 404, 422],
+  'post /contacts': [...KEY_ERRORS, 422],
+  'get /contacts': [...KEY_ERRORS, 422],
+  'get /contacts/{idOrEmail}': [...KEY_ERRORS, 404, 422],
+  'patch /contacts/{idOrEmail}': [...KEY_ERRORS, 404, 422],
+  'delete /contacts/{idOrEmail}': [...KEY_ERRORS, 404, 422],
+  'get /contacts/{idOrEmail}/topics': [...KEY_ERRORS, 404, 422],
+  'patch /contacts/{idOrEmail}/topics': [...KEY_ERRORS, 404, 422],
+  'get /contacts/{idOrEmail}/segments': [...KEY_ERRORS, 404, 422],
+  'post /contacts/{idOrEmail}/segments/{segmentId}': [...KEY_ERRORS, 404, 422],
+  'delete /contacts/{idOrEmail}/segments/{segmentId}': [...KEY_ERRORS, 404, 422],
+  'post /segments': [...KEY_ERRORS, 422],
+  'get /segments': [...KEY_ERRORS, 422],
+  'get /segments/{id}': [...KEY_ERRORS, 404, 422],
+  'patch /segments/{id}': [...KEY_ERRORS, 404, 422],
+  'delete /segments/{id}': [...KEY_ERRORS, 404, 422],
+  'get /segments/{id}/contacts': [...KEY_ERRORS, 404, 422],
+  'post /topics': [...KEY_ERRORS, 422],
+  'get /topics': [...KEY_ERRORS, 422],
+  'get /topics/{id}': [...KEY_ERRORS, 404, 422],
+  'patch /topics/{id}': [...KEY_ERRORS, 404, 422],
+  'delete /topics/{id}': [...KEY_ERRORS, 404, 422],
+  'post /contact-properties': [...KEY_ERRORS, 422],
+  'get /contact-properties': [...KEY_ERRORS, 422],
+  'get /contact-properties/{id}': [...KEY_ERRORS, 404, 422],
+  'patch /contact-properties/{id}': [...KEY_ERRORS, 404, 422],
+  'delete /contact-properties/{id}': [...KEY_ERRORS, 404, 422],
 };
 const KNOWN_PARAMETERS = [
   'id',
   'eventId',
   'idOrEmail',
+  'segmentId',
   'origin',
   'limit',
   'after',
@@ -147,7 +209,19 @@ describe('the OpenAPI document', () => {
     expect(doc.servers).toEqual([{ url: PUBLIC_API_URL }]);
     expect(doc.security).toEqual([{ bearer: [] }]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(doc.tags.map((t: Json) => t.name)).toEqual(['emails', 'api-keys', 'domains', 'suppressions', 'webhooks', 'stats', 'operations']);
+    expect(doc.tags.map((t: Json) => t.name)).toEqual([
+      'emails',
+      'api-keys',
+      'domains',
+      'suppressions',
+      'webhooks',
+      'contacts',
+      'segments',
+      'topics',
+      'contact-properties',
+      'stats',
+      'operations',
+    ]);
   });
 
   it('lists exactly the routes the API serves, and the API serves each of them', async () => {
@@ -175,7 +249,10 @@ describe('the OpenAPI document', () => {
       expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
       const expected = OPERATOR_ROUTES.includes(route)
         ? { security: [], tags: ['operations'] }
-        : { security: undefined, tags: [expect.stringMatching(/^(emails|api-keys|domains|webhooks|suppressions|stats)$/)] };
+        : {
+            security: undefined,
+            tags: [expect.stringMatching(/^(emails|api-keys|domains|webhooks|suppressions|contacts|segments|topics|contact-properties|stats)$/)],
+          };
       expect({ route, security: op.security, tags: op.tags }).toEqual({ route, ...expected });
     }
   });

@@ -66,6 +66,7 @@ const routeTree = rootRoute.addChildren([
     page('webhooks/$webhookId', () => import('./pages/webhook-detail'), 'WebhookDetailPage', teamRoute),
     page('broadcasts', () => import('./pages/broadcasts'), 'BroadcastsPage', teamRoute),
     page('broadcasts/$broadcastId', () => import('./pages/broadcast-compose'), 'BroadcastComposePage', teamRoute),
+    page('contacts', () => import('./pages/contacts'), 'ContactsPage', teamRoute),
     page('suppressions', () => import('./pages/suppressions'), 'SuppressionsPage', teamRoute),
     page('team', () => import('./pages/team'), 'TeamPage', teamRoute),
     page('account', () => import('./pages/account'), 'AccountPage', teamRoute),

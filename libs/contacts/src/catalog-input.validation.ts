@@ -21,7 +21,9 @@ const text = (field: string, max: number) =>
     .refine((value) => value.length > 0, { error: mustBe(field, 'a non-empty string') })
     .refine((value) => value.length <= max, { error: mustBe(field, `at most ${max} characters`) });
 
-const segmentBody = jsonBody(z.object({ name: required(text('name', MAX_SEGMENT_NAME), 'The `name` field is required.') }));
+export const segmentBody = jsonBody(z.object({ name: required(text('name', MAX_SEGMENT_NAME), 'The `name` field is required.') })).meta({
+  example: { name: 'Registered users' },
+});
 
 export const validateSegmentName = (input: unknown): string => parseOrThrow(segmentBody, input).name;
 
@@ -35,7 +37,7 @@ const description = z.preprocess(
 );
 const visibility = optional(z.enum(TOPIC_VISIBILITIES, { error: mustBe('visibility', '`public` or `private`') }));
 
-const createTopicBody = jsonBody(
+export const createTopicBody = jsonBody(
   z.object({
     name: required(text('name', MAX_TOPIC_NAME), 'The `name` field is required.'),
     description,
@@ -45,16 +47,16 @@ const createTopicBody = jsonBody(
     ),
     visibility,
   }),
-);
+).meta({ example: { name: 'Product news', description: 'New features, once a month', default_subscription: 'opt_in', visibility: 'public' } });
 
-const updateTopicBody = jsonBody(
+export const updateTopicBody = jsonBody(
   z.object({
     name: optional(text('name', MAX_TOPIC_NAME)),
     description,
     visibility,
     default_subscription: z.unknown().optional(),
   }),
-);
+).meta({ example: { name: 'Product updates', description: 'New features and fixes, once a month' } });
 
 export function validateCreateTopic(input: unknown): Omit<NewTopic, 'id'> {
   const body = parseOrThrow(createTopicBody, input);
@@ -90,13 +92,18 @@ const key = z
 
 const propertyType = z.enum(PROPERTY_TYPES, { error: mustBe('type', '`string` or `number`') });
 
-const createPropertyBody = jsonBody(
+export const createPropertyBody = jsonBody(
   z.object({
     key: required(key, 'The `key` field is required.'),
     type: required(propertyType, 'The `type` field is required.'),
     fallback_value: z.unknown().optional(),
   }),
-);
+).meta({ example: { key: 'company_name', type: 'string', fallback_value: 'your company' } });
+
+/** PATCH /contact-properties/:id, as documented (validateUpdateProperty checks it against the property). */
+export const updatePropertyBody = z
+  .object({ fallback_value: z.union([z.string(), z.number()]).nullable().optional() })
+  .meta({ example: { fallback_value: 'your team' } });
 
 /** A fallback for a property of `type`: a value of that type, or null/absent for none. */
 export function checkFallback(value: unknown, type: PropertyType): PropertyValue | null {

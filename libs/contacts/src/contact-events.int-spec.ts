@@ -139,6 +139,15 @@ describe('contact events and the contacts directory (Postgres, NATS)', () => {
     const offers = await directory.segmentMembersPage(teamId, segment.id, { limit: 10, topicId: optOut.id });
     expect(offers.members.filter((m) => m.topicSubscription === 'opt_in').map((m) => m.contactId)).toEqual([created[1]]);
     expect(await directory.countSegmentMembers(teamId, segment.id)).toBe(5);
+    expect(await directory.member(teamId, created[1], optOut.id)).toEqual(
+      byId.get(created[1]) && { ...byId.get(created[1]), topicSubscription: 'opt_in' },
+    );
+    expect(await directory.member(teamId, randomUUID())).toBeNull();
+    expect(await directory.propertyFallbacks(teamId)).toMatchObject({ [plan.key]: 'free', [seats.key]: null });
+    const raw = await directory.segmentMembersPage(teamId, segment.id, { limit: 10, rawProperties: true });
+    expect(raw.members.find((m) => m.contactId === created[1])?.properties).toMatchObject({ [plan.key]: null, [seats.key]: null });
+    expect(raw.members.find((m) => m.contactId === created[0])?.properties).toMatchObject({ [plan.key]: 'pro', [seats.key]: 3 });
+    expect((await directory.member(teamId, created[1], null, true))?.properties).toMatchObject({ [plan.key]: null });
   });
 
   it('unsubscribes a contact and sets one topic, each with contact.updated in the same transaction, and announces no-ops not at all', async () => {

@@ -76,7 +76,7 @@ export const createContactBody = jsonBody(
     segments: optional(segmentRefs),
     topics: optional(topicRefs),
   }),
-);
+).meta({ example: { email: 'steve.wozniak@gmail.com', first_name: 'Steve', last_name: 'Wozniak', unsubscribed: false } });
 
 export const updateContactBody = jsonBody(
   z.object({
@@ -85,13 +85,13 @@ export const updateContactBody = jsonBody(
     unsubscribed: optional(z.boolean({ error: mustBe('unsubscribed', 'a boolean') })),
     properties: optional(updateProperties),
   }),
-);
+).meta({ example: { first_name: 'Stephen', unsubscribed: true } });
 
-/** PATCH /contacts/:idOrEmail/topics: a bare array of `{id, subscription}` (an object with `topics` is accepted too). */
-export const updateContactTopicsBody = z.preprocess(
-  (value) => (isPlainObject(value) && Array.isArray(value['topics']) ? value['topics'] : value),
-  topicRefs.min(1, { error: 'The request body must list at least one topic.' }),
-);
+/** PATCH /contacts/:idOrEmail/topics: a bare array of `{id, subscription}`, its items named as the SDK's `topics` option. */
+/** The body as documented: the bare array. */
+export const contactTopicsBody = topicRefs.meta({ example: [{ id: 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e', subscription: 'opt_out' }] });
+
+const updateContactTopicsBody = z.object({ topics: topicRefs.min(1, { error: 'The `topics` list must name at least one topic.' }) });
 
 export interface CreateContactInput {
   email: string;
@@ -135,10 +135,10 @@ export function validateUpdateContact(input: unknown): UpdateContactInput {
 }
 
 export function validateUpdateContactTopics(input: unknown): { id: string; subscription: TopicSubscription }[] {
-  if (!Array.isArray(input) && !(isPlainObject(input) && Array.isArray(input['topics']))) {
-    throw new HeraldError('validation_error', 'The request body must be an array of `{id, subscription}`.');
-  }
-  return dedupeTopics(parseOrThrow(updateContactTopicsBody, input));
+  // The SDK sends the bare array; an object with `topics` is taken too.
+  const topics = isPlainObject(input) && Array.isArray(input['topics']) ? input['topics'] : input;
+  if (!Array.isArray(topics)) throw new HeraldError('validation_error', 'The request body must be an array of `{id, subscription}`.');
+  return dedupeTopics(parseOrThrow(updateContactTopicsBody, { topics }).topics);
 }
 
 /** The last choice for a topic listed twice wins. */

@@ -75,6 +75,8 @@ export class ContactMembershipsService {
   /** PATCH /contacts/:idOrEmail/topics with `[{id, subscription}]`. Emits contact.updated and contact.topics.updated. */
   async updateTopics(teamId: string, idOrEmail: string, body: unknown, homeRegion?: string) {
     const choices = validateUpdateContactTopics(body);
+    // The contact first: an unknown contact is a 404 whatever the body names.
+    await this.contactsService.find(teamId, idOrEmail);
     await this.contactsService.checkTopics(
       teamId,
       choices.map((c) => c.id),

@@ -2,7 +2,17 @@ import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@herald/database';
 import { ContactEvents, type ContactChange, type ContactFact } from './contact-events';
 import { normalizeContactEmail } from './contact-input.validation';
-import type { Contact, ContactTopic, ContactWithSegments, PropertyValue, Segment, SegmentMember, Topic, TopicSubscription } from './contact.types';
+import type {
+  Contact,
+  ContactProperty,
+  ContactTopic,
+  ContactWithSegments,
+  PropertyValue,
+  Segment,
+  SegmentMember,
+  Topic,
+  TopicSubscription,
+} from './contact.types';
 import { ContactMembershipsService } from './contact-memberships.service';
 import { ContactPropertiesRepository } from './contact-properties.repository';
 import { ContactsRepository } from './contacts.repository';
@@ -10,6 +20,17 @@ import { SegmentsRepository } from './segments.repository';
 import { TopicsRepository } from './topics.repository';
 
 export const MAX_MEMBERS_PAGE = 5000;
+
+/** Every defined property: the contact's value, else the fallback, else null. */
+function resolveProperties(
+  values: Record<string, PropertyValue>,
+  definitions: Map<string, ContactProperty>,
+  raw = false,
+): Record<string, PropertyValue | null> {
+  const properties: Record<string, PropertyValue | null> = {};
+  for (const [key, definition] of definitions) properties[key] = values[key] ?? (raw ? null : definition.fallbackValue) ?? null;
+  return properties;
+}
 
 /** A change's outcome in the caller's transaction: `publish` after the commit. */
 export interface Published<T> {
@@ -38,21 +59,22 @@ export class ContactsDirectory {
    * never change), after `afterContactId` (null: from the start). `nextAfter` is the cursor of
    * the next page, null after the last. Members come with every defined property resolved (the
    * contact's value, else the fallback, else null) and, when `topicId` is given, their
-   * subscription to it (their own choice, else the topic's default). Unsubscribed contacts are
+   * subscription to it (their own choice, else the topic's default). With `rawProperties`, the
+   * properties are the contact's own values only (null when unset), for a caller that applies an
+   * inline fallback before the property's (propertyFallbacks has those). Unsubscribed contacts are
    * included: skipping them is the caller's decision (`unsubscribed`).
    */
   async segmentMembersPage(
     teamId: string,
     segmentId: string,
-    options: { afterContactId?: string | null; limit?: number; topicId?: string | null } = {},
+    options: { afterContactId?: string | null; limit?: number; topicId?: string | null; rawProperties?: boolean } = {},
   ): Promise<{ members: SegmentMember[]; nextAfter: string | null }> {
     const limit = Math.min(Math.max(options.limit ?? 1000, 1), MAX_MEMBERS_PAGE);
     const topicId = options.topicId ?? null;
     const [definitions, topic] = await Promise.all([this.properties.byKey(teamId), topicId ? this.topics.get(teamId, topicId) : null]);
     const rows = await this.contacts.segmentMembers(teamId, segmentId, options.afterContactId ?? null, limit, topicId);
     const members = rows.map((row): SegmentMember => {
-      const properties: Record<string, PropertyValue | null> = {};
-      for (const [key, definition] of definitions) properties[key] = row.properties[key] ?? definition.fallbackValue ?? null;
+      const properties = resolveProperties(row.properties, definitions, options.rawProperties);
       return {
         contactId: row.id,
         email: row.email,
@@ -65,6 +87,31 @@ export class ContactsDirectory {
       };
     });
     return { members, nextAfter: rows.length === limit ? rows[rows.length - 1].id : null };
+  }
+
+  /** One contact as segmentMembersPage describes its members (a test send, a preview); null when the team has no such contact. */
+  async member(teamId: string, contactId: string, topicId: string | null = null, rawProperties = false): Promise<SegmentMember | null> {
+    const [contact, definitions, topic] = await Promise.all([
+      this.contacts.getById(teamId, contactId),
+      this.properties.byKey(teamId),
+      topicId ? this.topics.get(teamId, topicId) : null,
+    ]);
+    if (!contact) return null;
+    const chosen = topicId && topic ? (await this.contacts.subscriptionsOf(teamId, contactId)).get(topicId) : undefined;
+    return {
+      contactId: contact.id,
+      email: contact.email,
+      firstName: contact.firstName,
+      lastName: contact.lastName,
+      unsubscribed: contact.unsubscribed,
+      properties: resolveProperties(contact.properties, definitions, rawProperties),
+      topicSubscription: topicId ? (topic ? (chosen ?? topic.defaultSubscription) : 'opt_out') : null,
+    };
+  }
+
+  /** Every property the team defines with its fallback_value (null when it has none): the merge values of no contact in particular. */
+  async propertyFallbacks(teamId: string): Promise<Record<string, PropertyValue | null>> {
+    return resolveProperties({}, await this.properties.byKey(teamId));
   }
 
   countSegmentMembers(teamId: string, segmentId: string): Promise<number> {

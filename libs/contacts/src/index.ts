@@ -11,3 +11,6 @@ export * from './contact-events';
 export * from './contact.presenter';
 export { normalizeContactEmail } from './contact-input.validation';
 export { isMultipartForm, type MultipartForm } from './contact-import.form';
+export * from './contact.schemas';
+export { createContactBody, updateContactBody, contactTopicsBody } from './contact-input.validation';
+export { segmentBody, createTopicBody, updateTopicBody, createPropertyBody, updatePropertyBody } from './catalog-input.validation';

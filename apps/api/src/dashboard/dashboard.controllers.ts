@@ -8,6 +8,7 @@ import { TeamSuppressionsController, TeamWebhooksController } from './team-lists
 import { TeamPeopleController } from './team-people.controller';
 import { TeamStatsController } from './team-stats.controller';
 import { TeamBroadcastsController } from './team-broadcasts.controller';
+import { TeamContactsController } from './team-contacts.controller';
 
 export { DashboardGuard } from './dashboard.guard';
 
@@ -26,4 +27,5 @@ export const DASHBOARD_CONTROLLERS = [
   TeamBroadcastsController,
   TeamImagesController,
   TeamAudienceController,
+  TeamContactsController,
 ];

@@ -49,6 +49,10 @@ export function buildOpenApiDocument(app: INestApplication, config: OpenApiConfi
     .addTag('domains', 'Add sending domains, read the DNS records to publish, verify them, rotate DKIM keys.')
     .addTag('suppressions', 'The team-wide suppression list: addresses Herald will not send to.')
     .addTag('webhooks', 'Endpoints that receive signed events, and their signing secrets.')
+    .addTag('contacts', "A team's contacts (by id or address), their segments and topic subscriptions.")
+    .addTag('segments', 'Groups of contacts that broadcasts go to (formerly audiences).')
+    .addTag('topics', 'Subscription preferences offered to contacts.')
+    .addTag('contact-properties', 'Typed custom fields of contacts, with fallbacks for merge tags.')
     .addTag('stats', 'Sending metrics over time: volume, deliveries, bounces, complaints, opens and clicks (Herald extension).')
     .addTag('operations', 'Probes, metrics and this document, for operators. No API key needed.');
   if (config.PUBLIC_API_URL) builder.addServer(config.PUBLIC_API_URL.replace(/\/+$/, ''));

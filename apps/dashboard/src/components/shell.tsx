@@ -30,6 +30,7 @@ const NAV = [
   { to: 'broadcasts', label: 'Broadcasts' },
   { to: 'api-keys', label: 'API keys' },
   { to: 'webhooks', label: 'Webhooks' },
+  { to: 'contacts', label: 'Contacts' },
   { to: 'suppressions', label: 'Suppressions' },
   { to: 'team', label: 'Team' },
   { to: 'audit-log', label: 'Audit log', managers: true },

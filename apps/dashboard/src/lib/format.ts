@@ -45,6 +45,11 @@ const TONES: Record<string, Tone> = {
   bounce: 'red',
   complaint: 'red',
   manual: 'gray',
+  subscribed: 'green',
+  unsubscribed: 'red',
+  opted_out: 'gray',
+  completed: 'green',
+  in_progress: 'yellow',
 };
 
 /** A status's badge colour; the badge always shows the status's words too, colour is never alone. */

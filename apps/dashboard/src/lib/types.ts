@@ -151,6 +151,36 @@ export interface Suppression {
   created_at: string;
 }
 
+export interface Contact {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  created_at: string;
+  unsubscribed: boolean;
+}
+
+export interface ContactDetail {
+  contact: Contact & { properties: Record<string, { type: 'string' | 'number'; value: string | number }> };
+  segments: { id: string; name: string; created_at: string }[];
+  topics: { id: string; name: string; description: string | null; subscription: 'opt_in' | 'opt_out' }[];
+}
+
+export interface Segment {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ContactImportReport {
+  id: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'failed';
+  created_at: string;
+  completed_at: string | null;
+  counts: { total: number; created: number; updated: number; skipped: number; failed: number };
+  rejected_rows: { line: number; email: string | null; reason: string }[];
+}
+
 export interface Member {
   user_id: string;
   email: string;
