@@ -21,7 +21,7 @@ export function EmailPreview({ opened, onClose, document, subject }: { opened: b
     }
   }, [opened, document]);
   return (
-    <Modal opened={opened} onClose={onClose} title="Preview" size="auto" centered>
+    <Modal opened={opened} onClose={onClose} title="Preview" size="auto" centered closeButtonProps={{ 'aria-label': 'Close the preview' }}>
       <Stack gap="sm" maw="calc(100vw - 48px)">
         <Text size="sm">
           <Text span fw={600}>
