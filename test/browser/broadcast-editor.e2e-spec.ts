@@ -292,6 +292,38 @@ describe('broadcast editor (browser)', () => {
     await check(page, 'broadcasts-list', 'desktop');
   }, 90_000);
 
+  it('schedules a draft, and cancels it', async () => {
+    await page.getByRole('link', { name: 'New broadcast' }).first().click();
+    await page.getByLabel(/^From/).fill(`Ada News <news@${DOMAIN}>`);
+    await page.getByLabel(/^Subject/).fill('Summer preview');
+    await page.getByRole('combobox', { name: /^Segment/ }).click();
+    await page.getByRole('option', { name: 'Spring customers' }).click();
+    await page.waitForURL(/\/broadcasts\/[0-9a-f-]{36}$/, { timeout: 15_000 });
+    const id = page.url().split('/').pop()!;
+    await page.locator('.herald-editor-canvas .tiptap h1').click();
+    await page.keyboard.type('Summer is coming');
+    await eventually(async () => expect(JSON.stringify((await api.get(t(`/broadcasts/${id}`))).body.document)).toContain('Summer is coming'), 10_000);
+
+    const at = new Date(Date.now() + 2 * 86_400_000);
+    const local = `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, '0')}-${String(at.getDate()).padStart(2, '0')}T10:30`;
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    const form = page.getByRole('form', { name: 'Schedule the broadcast' });
+    await form.getByLabel(/^Send at/).fill(local);
+    await form.getByRole('button', { name: 'Schedule' }).click();
+    await page.waitForURL(/\/broadcasts$/, { timeout: 15_000 });
+    const row = page.locator('table tbody tr', { hasText: 'Summer preview' });
+    await row.getByText('scheduled').waitFor();
+    const scheduled = (await api.get(t(`/broadcasts/${id}`))).body;
+    expect(scheduled.status).toBe('scheduled');
+    expect(new Date(scheduled.scheduled_at).getTime()).toBe(new Date(local).getTime());
+
+    await row.getByRole('link', { name: 'Summer preview' }).click();
+    await page.getByRole('button', { name: 'Cancel schedule' }).click();
+    await page.getByRole('dialog', { name: 'Cancel this broadcast?' }).getByRole('button', { name: 'Cancel broadcast' }).click();
+    await page.getByText('cancelled', { exact: true }).waitFor();
+    expect((await api.get(t(`/broadcasts/${id}`))).body.status).toBe('cancelled');
+  }, 60_000);
+
   it('loaded nothing from outside Herald, met no error, and axe found nothing serious', () => {
     expect(offsite).toEqual([]);
     expect(problems).toEqual([]);
