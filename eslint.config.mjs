@@ -80,6 +80,11 @@ const boundaryPolicies = [
     disallow: { to: { element: { type: ['lib', 'testing', 'test', 'app'] } } },
     message: 'dashboard: the browser bundle imports {{dependency.source}}, which is server or test code',
   },
+  // The one isomorphic lib: the broadcast editor's preview runs the renderer that sends the email (pure, no Node API).
+  {
+    from: { element: { type: 'dashboard' } },
+    allow: { to: { element: { type: 'lib', captured: { lib: 'email-documents' }, fileInternalPath: 'src/index.ts' } } },
+  },
 ];
 
 export default tseslint.config(

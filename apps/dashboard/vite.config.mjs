@@ -8,6 +8,8 @@ export default defineConfig({
   root,
   base: '/dashboard/',
   oxc: { jsx: { runtime: 'automatic' } },
+  // The email renderer is shared with the API: the preview is the email that is sent.
+  resolve: { alias: { '@herald/email-documents': fileURLToPath(new URL('../../libs/email-documents/src/index.ts', import.meta.url)) } },
   build: {
     outDir: fileURLToPath(new URL('../../dist/dashboard', import.meta.url)),
     emptyOutDir: true,

@@ -10,6 +10,7 @@ import { DashboardAuth, PeopleService, secureCookies, SignInLimiter } from '@her
 import { startRoleHttp } from '@herald/runtime';
 import { TrackingService } from '@herald/tracking';
 import { BroadcastLinks, UnsubscribeService } from '@herald/broadcasts';
+import { ImagesService } from '@herald/images';
 import { ApiModule } from './api.module';
 import { installApiKeyHook } from './auth/api-key.hook';
 import { installMultipartParser } from './contacts/multipart';
@@ -19,6 +20,7 @@ import { serveDashboard } from './dashboard/dashboard-static';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
 import { installTrackingRoutes } from './tracking/tracking.routes';
 import { installUnsubscribeRoutes } from './broadcasts/unsubscribe.routes';
+import { installImageRoutes } from './images/images.routes';
 
 export interface ApiApp {
   app: NestFastifyApplication;
@@ -62,6 +64,7 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     installHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
     installTrackingRoutes(fastify, app.get(TrackingService));
     installUnsubscribeRoutes(fastify, app.get(UnsubscribeService));
+    installImageRoutes(fastify, app.get(ImagesService));
     serveOpenApi(app, config);
     await serveDashboard(app);
     await app.listen({ port: config.API_PORT, host: config.API_HOST });

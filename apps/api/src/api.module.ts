@@ -17,6 +17,7 @@ import { PeopleModule } from '@herald/people';
 import { TrackingModule } from '@herald/tracking';
 import { MetricsModule } from '@herald/metrics';
 import { BroadcastFanOutModule, BroadcastsModule } from '@herald/broadcasts';
+import { ImagesModule } from '@herald/images';
 import { DASHBOARD_CONTROLLERS, DashboardGuard } from './dashboard/dashboard.controllers';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -70,6 +71,7 @@ export class ApiModule {
         MetricsModule,
         BroadcastsModule,
         BroadcastFanOutModule,
+        ImagesModule,
       ],
       controllers: [
         EmailsController,

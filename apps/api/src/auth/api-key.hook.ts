@@ -8,10 +8,11 @@ import { RateLimitConfig, RateLimiter, rateLimitError, rateLimitFor } from '@her
 /**
  * Paths served without a key: probes, metrics, the API's own description, the dashboard (its
  * files, and its JSON API, which a session authorizes and an API key never does) with `/`, which
- * sends browsers there, the tracking host's pixel and links (`/t/o/…`, `/t/c/…`), and the
- * broadcasts' unsubscribe links (`/unsubscribe/…`, whose signed token is the credential).
+ * sends browsers there, the tracking host's pixel and links (`/t/o/…`, `/t/c/…`), the broadcasts'
+ * unsubscribe links (`/unsubscribe/…`, whose signed token is the credential), and the broadcast
+ * editor's images (`/images/…`, fetched by recipients' mail clients).
  */
-const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$|dashboard(\/|$)|t\/[oc]\/|unsubscribe\/|$)/;
+const PUBLIC = /^\/+(health\/|metrics$|openapi\.json$|dashboard(\/|$)|t\/[oc]\/|unsubscribe\/|images\/|$)/;
 
 /**
  * Authenticates the API key and applies the team's rate limit in Fastify's `onRequest` hook:

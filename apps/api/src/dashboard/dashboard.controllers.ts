@@ -1,6 +1,8 @@
 import { MeController, RegionsController, SignInProvidersController } from './me.controller';
 import { TeamDomainsController } from './team-domains.controller';
 import { TeamEmailsController } from './team-emails.controller';
+import { TeamImagesController } from './team-images.controller';
+import { TeamAudienceController } from './team-audience.controller';
 import { TeamKeysController } from './team-keys.controller';
 import { TeamSuppressionsController, TeamWebhooksController } from './team-lists.controller';
 import { TeamPeopleController } from './team-people.controller';
@@ -23,5 +25,7 @@ export const DASHBOARD_CONTROLLERS = [
   TeamPeopleController,
   TeamStatsController,
   TeamBroadcastsController,
+  TeamImagesController,
+  TeamAudienceController,
   TeamContactsController,
 ];

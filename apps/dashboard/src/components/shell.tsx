@@ -27,6 +27,7 @@ const NAV = [
   { to: 'domains', label: 'Domains' },
   { to: 'emails', label: 'Emails' },
   { to: 'metrics', label: 'Metrics' },
+  { to: 'broadcasts', label: 'Broadcasts' },
   { to: 'api-keys', label: 'API keys' },
   { to: 'webhooks', label: 'Webhooks' },
   { to: 'contacts', label: 'Contacts' },

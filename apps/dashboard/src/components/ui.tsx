@@ -18,7 +18,7 @@ export function PageHeader({ title, description, actions }: { title: string; des
   return (
     <Group justify="space-between" align="flex-start" mb="md" gap="sm">
       <div>
-        <Title order={1} size="h3">
+        <Title order={1} size="h3" style={{ overflowWrap: 'anywhere' }}>
           {title}
         </Title>
         {description && (

@@ -228,3 +228,61 @@ export interface AuditPage {
 export interface SignInProviders {
   data: string[];
 }
+
+export type BroadcastStatus = 'draft' | 'scheduled' | 'queued' | 'sending' | 'sent' | 'cancelled';
+
+export interface BroadcastCounts {
+  recipients: number;
+  skipped_unsubscribed: number;
+  skipped_topic: number;
+  skipped_suppressed: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  failed: number;
+  suppressed: number;
+  opened: number;
+  clicked: number;
+}
+
+/** The broadcasts contract's object (list items have no html, text or document). */
+export interface Broadcast {
+  id: string;
+  name: string | null;
+  segment_id: string | null;
+  topic_id: string | null;
+  from: string;
+  subject: string;
+  reply_to: string[] | null;
+  preview_text: string | null;
+  html?: string | null;
+  text?: string | null;
+  document?: unknown;
+  status: BroadcastStatus;
+  created_at: string;
+  scheduled_at: string | null;
+  sent_at: string | null;
+  counts?: Partial<BroadcastCounts>;
+}
+
+export interface Segment {
+  id: string;
+  name: string;
+}
+
+export interface Topic {
+  id: string;
+  name: string;
+}
+
+export interface ContactProperty {
+  id: string;
+  key: string;
+  type: string;
+  fallback_value: string | number | null;
+}
+
+export interface UploadedImage {
+  id: string;
+  url: string;
+}

@@ -19,6 +19,7 @@ import { Metrics1765520000000 } from './1765520000000-metrics';
 import { EmailInsights1765530000000 } from './1765530000000-email-insights';
 import { Contacts1765540000000 } from './1765540000000-contacts';
 import { Broadcasts1765545000000 } from './1765545000000-broadcasts';
+import { EditorImages1765550000000 } from './1765550000000-editor-images';
 
 /** Every migration, in order. A new migration is a new file listed here. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   EmailInsights1765530000000,
   Contacts1765540000000,
   Broadcasts1765545000000,
+  EditorImages1765550000000,
 ];
