@@ -3,6 +3,7 @@ import { DomainsRepository } from '@herald/domains';
 import { eventually } from '@herald/testing';
 import { renderEmailDocument } from '@herald/email-documents';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Resend } from 'resend';
 import { TestAudience } from '../broadcasts/audience';
 import { markVerified } from '../support/api-harness';
 import {
@@ -83,7 +84,7 @@ describe('broadcast editor (browser)', () => {
     const domain = await api.post(t('/domains'), { name: DOMAIN });
     await markVerified(world.delivery.api.app.get(DomainsRepository), domain.body.id);
     // The audience, made through the contacts context (its own suites drive the Contacts API).
-    const audience = new TestAudience(world.delivery.api.app, teamId);
+    const audience = new TestAudience(new Resend(await world.delivery.api.key(teamId), { baseUrl: world.url }));
     const segment = await audience.segment('Spring customers');
     await audience.property('plan', 'free');
     await audience.topic('Product news');
