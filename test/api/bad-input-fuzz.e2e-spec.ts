@@ -24,6 +24,15 @@ const ENDPOINTS: [method: string, path: string][] = [
   ['POST', '/suppressions/batch/remove'],
   ['POST', '/api-keys'],
   ['PATCH', '/api-keys/{id}'],
+  ['POST', '/contacts'],
+  ['PATCH', '/contacts/{idOrEmail}'],
+  ['PATCH', '/contacts/{idOrEmail}/topics'],
+  ['POST', '/segments'],
+  ['PATCH', '/segments/{id}'],
+  ['POST', '/topics'],
+  ['PATCH', '/topics/{id}'],
+  ['POST', '/contact-properties'],
+  ['PATCH', '/contact-properties/{id}'],
 ];
 
 /** Bodies near the schemas (right field names, wrong types and shapes), and anything JSON at all. */
@@ -59,6 +68,20 @@ const FIELDS = [
   'permission',
   'domain_id',
   'region',
+  'first_name',
+  'last_name',
+  'unsubscribed',
+  'properties',
+  'segments',
+  'topics',
+  'key',
+  'type',
+  'fallback_value',
+  'default_subscription',
+  'description',
+  'visibility',
+  'id',
+  'subscription',
 ];
 const nearSchema = fc.dictionary(fc.constantFrom(...FIELDS), fieldValue, { maxKeys: 8 });
 const body = fc.oneof(nearSchema, fc.array(nearSchema, { maxLength: 4 }), fc.jsonValue({ maxDepth: 4 }));
@@ -85,6 +108,10 @@ describe('bad input at the REST edge (fast-check)', () => {
     ids.domains = team.domainId;
     ids.webhooks = await create('/webhooks', { endpoint: 'https://example.com/fuzz', events: ['email.sent'] });
     ids['api-keys'] = await create('/api-keys', { name: 'fuzzed' });
+    ids.contacts = await create('/contacts', { email: 'fuzzed@people.example', first_name: 'Fuzz' });
+    ids.segments = await create('/segments', { name: 'Fuzzed' });
+    ids.topics = await create('/topics', { name: 'Fuzzed', default_subscription: 'opt_in' });
+    ids['contact-properties'] = await create('/contact-properties', { key: 'plan', type: 'string', fallback_value: 'free' });
     for (const id of Object.values(ids)) expect(id).toEqual(expect.any(String));
   });
   afterAll(async () => {
@@ -99,7 +126,12 @@ describe('bad input at the REST edge (fast-check)', () => {
       '/webhooks',
       '/suppressions',
       '/api-keys',
-      ...['emails', 'domains', 'webhooks'].map((kind) => `/${kind}/${ids[kind]}`),
+      '/contacts',
+      '/segments',
+      '/topics',
+      '/contact-properties',
+      ...['emails', 'domains', 'webhooks', 'contacts', 'segments', 'topics', 'contact-properties'].map((kind) => `/${kind}/${ids[kind]}`),
+      `/contacts/${ids.contacts}/topics`,
     ];
     return Promise.all(paths.map(async (path) => (await call(api.url, team.token, 'GET', path)).body));
   }
@@ -113,7 +145,7 @@ describe('bad input at the REST edge (fast-check)', () => {
   });
 
   it.each(ENDPOINTS)('%s %s answers generated bad input with a 4xx JSON error, never a 5xx', async (method, template) => {
-    const path = template.replace('{id}', () => ids[template.split('/')[1]!]!);
+    const path = template.replace(/\{id\}|\{idOrEmail\}/, () => ids[template.split('/')[1]!]!);
     const before = await stored();
     const seen: Record<number, number> = {};
     await fc.assert(
