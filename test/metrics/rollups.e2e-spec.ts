@@ -14,6 +14,10 @@ import {
 } from '../support/metrics-world';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../support/worker-process';
 
+// 3,200 emails, their events published twice, a child metrics role killed and restarted: over a
+// minute when the other lane is busy.
+jest.setTimeout(180_000);
+
 /**
  * The metrics role (a real `herald metrics` child process) counts a mixed run of more than
  * 10,000 events into rollups that equal a recount of the stored events (email_events, by SQL of
