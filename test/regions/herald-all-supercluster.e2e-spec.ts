@@ -99,6 +99,10 @@ describe('herald all on a NATS supercluster', () => {
     const streams = (jsz.account_details ?? []).flatMap((a) => a.stream_detail ?? []).map((s) => s.name);
     // Only eu-west-1's streams are on eu-west-1's server.
     const ns = isolated.config.NATS_NAMESPACE.toUpperCase();
-    expect(streams.filter((name) => name.startsWith(`${ns}_`)).sort()).toEqual([`${ns}_EVENTS_EU_WEST_1`, `${ns}_SEND_EU_WEST_1`]);
+    expect(streams.filter((name) => name.startsWith(`${ns}_`)).sort()).toEqual([
+      `${ns}_EVENTS_EU_WEST_1`,
+      `${ns}_SEND_EU_WEST_1`,
+      `${ns}_TRACKING_EU_WEST_1`,
+    ]);
   });
 });
