@@ -20,16 +20,9 @@ import { benchMain, heraldCli, ServerProcess, startBareFastify, startHeraldApi }
 import { BenchReport, Durability, printReport, saveReport, TARGETS } from './bench-report';
 import { BenchWorld } from './bench-world';
 import { backgroundLoad } from './cpu-meter';
+import { option } from './bench-options';
 
 const BATCH_SIZE = 100;
-
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const value = Number(process.argv[i + 1]);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
 
 const options = {
   workers: option('workers', 1),

@@ -24,17 +24,10 @@ import { saveResults } from './bench-report';
 import { BenchWorld } from './bench-world';
 import { backgroundLoad } from './cpu-meter';
 import { SinkProcess } from './delivery-sinks';
+import { option } from './bench-options';
 
 const TARGET = { fanOutPerSecond: 20_000, unsubscribeP99Ms: 50 };
 const DOMAINS = 8;
-
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const value = Number(process.argv[i + 1]);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
 
 const options = {
   contacts: option('contacts', 100_000),

@@ -1,4 +1,5 @@
 // The delivery bench's settings: its command-line options, targets and the names of its world.
+import { option } from './bench-options';
 
 export const TARGETS = { deliveredPerSecond: 1_500, p99Ms: 500 };
 export const BATCH_SIZE = 100;
@@ -9,14 +10,6 @@ export const FINAL = ['delivered', 'bounced', 'failed', 'suppressed'];
 export const STALL_MS = 30_000;
 /** The workers' durable consumer of the send stream (SENDERS_DURABLE in apps/worker/src/worker.app.ts). */
 export const SENDERS_DURABLE = 'senders';
-
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const value = Number(process.argv[i + 1]);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 if (only !== null && only !== 'saturation' && only !== 'latency') throw new Error('--only takes saturation or latency');

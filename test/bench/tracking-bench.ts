@@ -24,17 +24,10 @@ import { benchMain, heraldCli, ServerProcess, startBareFastify, startHeraldApi }
 import { cpuLine, saveResults } from './bench-report';
 import { BenchWorld } from './bench-world';
 import { backgroundLoad } from './cpu-meter';
+import { option } from './bench-options';
 
 const TARGET = { ratio: 0.3, p99Ms: 20 };
 const READER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
-
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const value = Number(process.argv[i + 1]);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
 
 const options = {
   seconds: option('duration', 12),
