@@ -3,7 +3,8 @@ import { installLoadShedding, type LoadShedder, type LoadSheddingOptions } from 
 
 /** A real Fastify on a free port with a route whose answers the test releases, shedder installed. */
 async function server(options: Partial<LoadSheddingOptions>) {
-  const fastify: FastifyInstance = Fastify();
+  // Every connection closed on close(), open or idle: an aborted request leaves none waiting.
+  const fastify: FastifyInstance = Fastify({ forceCloseConnections: true });
   const shedder: LoadShedder = installLoadShedding(fastify, {
     maxInFlight: 0,
     maxEventLoopDelayMs: 0,
