@@ -11,10 +11,11 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 
-const JEST = join(import.meta.dirname, '..', 'node_modules', 'jest', 'bin', 'jest.js');
+const ROOT = join(import.meta.dirname, '..');
+const JEST = join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 const SYSTEM = '/test/(faults|browser|delivery|regions|outbox)/';
 
 const args = process.argv.slice(2);
@@ -29,11 +30,14 @@ if (args.length > 0) {
     { name: 'rest', args: ['--testPathIgnorePatterns', '/node_modules/', SYSTEM], live: true },
   ];
   const started = Date.now();
+  const cpuBefore = cpuTimes();
   const results = await Promise.all(lanes.map((lane) => run(lane, dir)));
+  const cpuAfter = cpuTimes();
   for (const result of results.filter((r) => !r.lane.live)) {
     process.stdout.write(`\n===== lane ${result.lane.name}: full output =====\n${readFileSync(result.log, 'utf8')}`);
   }
-  process.stdout.write(`\n===== lanes done in ${Math.round((Date.now() - started) / 1000)} s =====\n`);
+  process.stdout.write(`\n===== lanes done in ${Math.round((Date.now() - started) / 1000)} s; ${busy(cpuBefore, cpuAfter)} =====\n`);
+  for (const result of results) process.stdout.write(slowest(result));
   for (const result of results) {
     const output = readFileSync(result.log, 'utf8');
     const failures = output.indexOf('Summary of all failing tests');
@@ -42,6 +46,41 @@ if (args.length > 0) {
     process.stdout.write(`\n----- lane ${result.lane.name}: exit ${result.code} -----\n${tail}`);
   }
   process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+}
+
+/** The machine's CPU counters (/proc/stat, in clock ticks): busy and idle, summed over cores; null off Linux. */
+function cpuTimes() {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number);
+    return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait };
+  } catch {
+    return null;
+  }
+}
+
+/** How busy the cores were between two readings: whether the lanes left CPU unused. */
+function busy(before, after) {
+  if (!before || !after) return 'CPU use unknown';
+  const used = after.busy - before.busy;
+  const total = used + after.idle - before.idle;
+  return `CPU busy ${Math.round((100 * used) / total)}% of ${cpus().length} cores`;
+}
+
+/** The lane's slowest suites, so a log says where the suite's time goes. */
+function slowest(result, count = 15) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(join(dirname(result.log), `${result.lane.name}.json`), 'utf8'));
+  } catch {
+    return `\n----- lane ${result.lane.name}: no timing report -----\n`;
+  }
+  const suites = report.testResults
+    .map((r) => ({ file: relative(ROOT, r.name), seconds: (r.endTime - r.startTime) / 1000 }))
+    .sort((a, b) => b.seconds - a.seconds);
+  const total = suites.reduce((sum, s) => sum + s.seconds, 0);
+  const rows = suites.slice(0, count).map((s) => `${s.seconds.toFixed(1).padStart(8)} s  ${s.file}`);
+  return `\n----- lane ${result.lane.name}: ${suites.length} suites, ${Math.round(total)} s; the slowest -----\n${rows.join('\n')}\n`;
 }
 
 function run(lane, dir) {
@@ -53,10 +92,15 @@ function run(lane, dir) {
   // the rest lane's single process grew past Node's 4 GB heap over 200 suites (leaks between
   // suites that are not all found) and died with "heap out of memory".
   const memory = ['--maxWorkers=1', '--workerIdleMemoryLimit=1536MB'];
-  const child = spawn(process.execPath, [JEST, '--forceExit', ...memory, '--cacheDirectory', join(dir, `cache-${lane.name}`), ...lane.args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, FORCE_COLOR: '0' },
-  });
+  const report = ['--json', '--outputFile', join(dir, `${lane.name}.json`)];
+  const child = spawn(
+    process.execPath,
+    [JEST, '--forceExit', ...memory, ...report, '--cacheDirectory', join(dir, `cache-${lane.name}`), ...lane.args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: '0' },
+    },
+  );
   for (const stream of [child.stdout, child.stderr]) {
     stream.pipe(file, { end: false });
     if (lane.live) stream.pipe(process.stdout, { end: false });

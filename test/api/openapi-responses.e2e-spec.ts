@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { WebhookMessagesRepository } from '@herald/webhooks';
 import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
 import { Json, OpenApiDocument } from '../support/openapi-document';
+import { finishedImport } from '../support/contact-imports';
 
 const PUBLIC_API_URL = 'https://api.herald.test';
 
@@ -15,11 +16,11 @@ describe('the OpenAPI document, against real responses', () => {
 
   const operation = (route: string) => document.operation(route);
   const schema = (name: string) => document.schema(name);
-  /** The routes whose 200 answer a test has validated: every API route must be among them. */
+  /** The routes whose success answer (200, or 202 for an upload taken in the background) a test has validated: every API route must be among them. */
   const answered = new Set<string>();
-  const okProblems = (route: string, body: unknown) => {
+  const okProblems = (route: string, body: unknown, status = 200) => {
     answered.add(route);
-    return document.responseProblems(route, 200, body);
+    return document.responseProblems(route, status, body);
   };
 
   beforeAll(async () => {
@@ -193,5 +194,45 @@ describe('the OpenAPI document, against real responses', () => {
     const replayed = await call(api.url, acme.token, 'POST', `/webhooks/${id}/events/${eventId}/replay`);
     expect(replayed.status).toBe(200);
     expect(okProblems('post /webhooks/{id}/events/{eventId}/replay', replayed.body)).toEqual([]);
+  });
+  it('answers the broadcast, contact import and audience routes in the documented shapes', async () => {
+    const ok = async (route: string, path: string, body?: unknown) => {
+      const reply = await call(api.url, acme.token, route.split(' ')[0]!.toUpperCase(), path, body);
+      expect({ route, status: reply.status }).toEqual({ route, status: 200 });
+      expect({ route, problems: okProblems(route, reply.body) }).toEqual({ route, problems: [] });
+      return reply.body;
+    };
+    const segment = await ok('post /audiences', '/audiences', { name: 'Docs readers' });
+    await ok('get /audiences', '/audiences');
+    await ok('get /audiences/{id}', `/audiences/${segment.id}`);
+    const contact = await ok('post /audiences/{id}/contacts', `/audiences/${segment.id}/contacts`, { email: `r-${randomUUID()}@example.com` });
+    await ok('get /audiences/{id}/contacts', `/audiences/${segment.id}/contacts`);
+    await ok('get /audiences/{id}/contacts/{idOrEmail}', `/audiences/${segment.id}/contacts/${contact.id}`);
+
+    const form = new FormData();
+    form.append('file', new Blob(['email,first_name\nok@example.com,Ok\nnot-an-address,No\n'], { type: 'text/csv' }), 'contacts.csv');
+    const imported = await fetch(`${api.url}/contacts/imports`, { method: 'POST', headers: { authorization: `Bearer ${acme.token}` }, body: form });
+    expect(imported.status).toBe(202);
+    const reference = (await imported.json()) as { id: string };
+    expect(okProblems('post /contacts/imports', reference, 202)).toEqual([]);
+    await finishedImport(acme.resend, reference.id);
+    const report = await ok('get /contacts/imports/{id}', `/contacts/imports/${reference.id}`);
+    expect(report).toMatchObject({ status: 'completed', counts: { total: 2, created: 1, failed: 1 }, rejected_rows: [{ line: 3 }] });
+    await ok('get /contacts/imports', '/contacts/imports?limit=5');
+
+    const from: string = schema('SendEmailRequest').example.from;
+    const draft = { from, subject: 'Docs', segment_id: segment.id, html: '<p>Hi</p>' };
+    const created = await ok('post /broadcasts', '/broadcasts', draft);
+    await ok('get /broadcasts/{id}', `/broadcasts/${created.id}`);
+    await ok('get /broadcasts', '/broadcasts?limit=5');
+    await ok('get /broadcasts/{id}/recipients', `/broadcasts/${created.id}/recipients?type=sent`);
+    await ok('get /broadcasts/{id}/clicked-links', `/broadcasts/${created.id}/clicked-links`);
+    const copy = await ok('post /broadcasts/{id}/duplicate', `/broadcasts/${created.id}/duplicate`);
+    await ok('post /broadcasts/{id}/send', `/broadcasts/${copy.id}/send`, { scheduled_at: 'in 1 day' });
+    await ok('post /broadcasts/{id}/cancel', `/broadcasts/${copy.id}/cancel`);
+    await ok('delete /broadcasts/{id}', `/broadcasts/${copy.id}`);
+
+    await ok('delete /audiences/{id}/contacts/{idOrEmail}', `/audiences/${segment.id}/contacts/${contact.id}`);
+    await ok('delete /audiences/{id}', `/audiences/${segment.id}`);
   });
 });

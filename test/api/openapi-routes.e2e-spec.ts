@@ -2,175 +2,19 @@ import { randomUUID } from 'crypto';
 import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
 import { Json, OpenApiDocument } from '../support/openapi-document';
 
-const API_ROUTES = [
-  'post /emails',
-  'get /emails',
-  'post /emails/batch',
-  'get /emails/{id}',
-  'get /emails/{id}/insights',
-  'patch /emails/{id}',
-  'post /emails/{id}/cancel',
-  'post /api-keys',
-  'get /api-keys',
-  'patch /api-keys/{id}',
-  'delete /api-keys/{id}',
-  'post /domains',
-  'get /domains',
-  'get /domains/{id}',
-  'patch /domains/{id}',
-  'delete /domains/{id}',
-  'post /domains/{id}/verify',
-  'post /domains/{id}/dkim/rotate',
-  'post /domains/{id}/resume',
-  'post /suppressions',
-  'get /suppressions',
-  'get /suppressions/{idOrEmail}',
-  'delete /suppressions/{idOrEmail}',
-  'post /suppressions/batch/add',
-  'post /suppressions/batch/remove',
-  'post /webhooks',
-  'get /webhooks',
-  'get /webhooks/{id}',
-  'patch /webhooks/{id}',
-  'delete /webhooks/{id}',
-  'post /webhooks/{id}/signing-secret/rotate',
-  'get /webhooks/{id}/events',
-  'get /webhooks/{id}/events/{eventId}',
-  'post /webhooks/{id}/events/{eventId}/replay',
-  'get /webhooks/{id}/events/{eventId}/attempts',
-  'get /stats',
-  'post /contacts',
-  'get /contacts',
-  'get /contacts/{idOrEmail}',
-  'patch /contacts/{idOrEmail}',
-  'delete /contacts/{idOrEmail}',
-  'get /contacts/{idOrEmail}/topics',
-  'patch /contacts/{idOrEmail}/topics',
-  'get /contacts/{idOrEmail}/segments',
-  'post /contacts/{idOrEmail}/segments/{segmentId}',
-  'delete /contacts/{idOrEmail}/segments/{segmentId}',
-  'post /segments',
-  'get /segments',
-  'get /segments/{id}',
-  'patch /segments/{id}',
-  'delete /segments/{id}',
-  'get /segments/{id}/contacts',
-  'post /topics',
-  'get /topics',
-  'get /topics/{id}',
-  'patch /topics/{id}',
-  'delete /topics/{id}',
-  'post /contact-properties',
-  'get /contact-properties',
-  'get /contact-properties/{id}',
-  'patch /contact-properties/{id}',
-  'delete /contact-properties/{id}',
-];
-const OPERATOR_ROUTES = ['get /health/live', 'get /health/ready', 'get /openapi.json'];
-const SEND_ROUTES = ['post /emails', 'post /emails/batch'];
-const REQUEST_BODIES: Record<string, string> = {
-  'post /emails': 'SendEmailRequest',
-  'post /emails/batch': 'SendBatchRequest',
-  'patch /emails/{id}': 'UpdateEmailRequest',
-  'post /api-keys': 'CreateApiKeyRequest',
-  'patch /api-keys/{id}': 'UpdateApiKeyRequest',
-  'post /domains': 'CreateDomainRequest',
-  'patch /domains/{id}': 'UpdateDomainRequest',
-  'post /webhooks': 'CreateWebhookRequest',
-  'patch /webhooks/{id}': 'UpdateWebhookRequest',
-  'post /suppressions': 'AddSuppressionRequest',
-  'post /suppressions/batch/add': 'AddSuppressionsRequest',
-  'post /suppressions/batch/remove': 'RemoveSuppressionsRequest',
-  'post /contacts': 'CreateContactRequest',
-  'patch /contacts/{idOrEmail}': 'UpdateContactRequest',
-  'patch /contacts/{idOrEmail}/topics': 'UpdateContactTopicsRequest',
-  'post /segments': 'SegmentRequest',
-  'patch /segments/{id}': 'SegmentRequest',
-  'post /topics': 'CreateTopicRequest',
-  'patch /topics/{id}': 'UpdateTopicRequest',
-  'post /contact-properties': 'CreateContactPropertyRequest',
-  'patch /contact-properties/{id}': 'UpdateContactPropertyRequest',
-};
-const KEY_ERRORS = [401, 403, 429];
-const ERROR_STATUSES: Record<string, number[]> = {
-  'post /emails': [...KEY_ERRORS, 400, 409, 413, 422, 503],
-  'post /emails/batch': [...KEY_ERRORS, 400, 409, 413, 422, 503],
-  'get /emails': [...KEY_ERRORS, 422],
-  'get /emails/{id}': [...KEY_ERRORS, 404, 422],
-  'get /emails/{id}/insights': [...KEY_ERRORS, 404, 422],
-  'patch /emails/{id}': [...KEY_ERRORS, 404, 422],
-  'post /emails/{id}/cancel': [...KEY_ERRORS, 404, 422],
-  'post /api-keys': [...KEY_ERRORS, 422],
-  'get /api-keys': KEY_ERRORS,
-  'patch /api-keys/{id}': [...KEY_ERRORS, 404, 422],
-  'delete /api-keys/{id}': [...KEY_ERRORS, 404, 422],
-  'post /domains': [...KEY_ERRORS, 422],
-  'get /domains': [...KEY_ERRORS, 422],
-  'get /domains/{id}': [...KEY_ERRORS, 404, 422],
-  'patch /domains/{id}': [...KEY_ERRORS, 404, 422],
-  'delete /domains/{id}': [...KEY_ERRORS, 404, 422],
-  'post /domains/{id}/verify': [...KEY_ERRORS, 404, 422],
-  'post /domains/{id}/dkim/rotate': [...KEY_ERRORS, 404, 422],
-  'post /suppressions': [...KEY_ERRORS, 422],
-  'get /suppressions': [...KEY_ERRORS, 422],
-  'get /suppressions/{idOrEmail}': [...KEY_ERRORS, 404, 422],
-  'delete /suppressions/{idOrEmail}': [...KEY_ERRORS, 404, 422],
-  'post /suppressions/batch/add': [...KEY_ERRORS, 422],
-  'post /suppressions/batch/remove': [...KEY_ERRORS, 422],
-  'post /webhooks': [...KEY_ERRORS, 422],
-  'get /webhooks': [...KEY_ERRORS, 422],
-  'get /webhooks/{id}': [...KEY_ERRORS, 404, 422],
-  'patch /webhooks/{id}': [...KEY_ERRORS, 404, 422],
-  'delete /webhooks/{id}': [...KEY_ERRORS, 404, 422],
-  'post /webhooks/{id}/signing-secret/rotate': [...KEY_ERRORS, 404, 422],
-  'get /webhooks/{id}/events': [...KEY_ERRORS, 404, 422],
-  'get /webhooks/{id}/events/{eventId}': [...KEY_ERRORS, 404, 422],
-  'post /webhooks/{id}/events/{eventId}/replay': [...KEY_ERRORS, 404, 422],
-  'get /webhooks/{id}/events/{eventId}/attempts': [...KEY_ERRORS, 404, 422],
-  'post /contacts': [...KEY_ERRORS, 422],
-  'get /contacts': [...KEY_ERRORS, 422],
-  'get /contacts/{idOrEmail}': [...KEY_ERRORS, 404, 422],
-  'patch /contacts/{idOrEmail}': [...KEY_ERRORS, 404, 422],
-  'delete /contacts/{idOrEmail}': [...KEY_ERRORS, 404, 422],
-  'get /contacts/{idOrEmail}/topics': [...KEY_ERRORS, 404, 422],
-  'patch /contacts/{idOrEmail}/topics': [...KEY_ERRORS, 404, 422],
-  'get /contacts/{idOrEmail}/segments': [...KEY_ERRORS, 404, 422],
-  'post /contacts/{idOrEmail}/segments/{segmentId}': [...KEY_ERRORS, 404, 422],
-  'delete /contacts/{idOrEmail}/segments/{segmentId}': [...KEY_ERRORS, 404, 422],
-  'post /segments': [...KEY_ERRORS, 422],
-  'get /segments': [...KEY_ERRORS, 422],
-  'get /segments/{id}': [...KEY_ERRORS, 404, 422],
-  'patch /segments/{id}': [...KEY_ERRORS, 404, 422],
-  'delete /segments/{id}': [...KEY_ERRORS, 404, 422],
-  'get /segments/{id}/contacts': [...KEY_ERRORS, 404, 422],
-  'post /topics': [...KEY_ERRORS, 422],
-  'get /topics': [...KEY_ERRORS, 422],
-  'get /topics/{id}': [...KEY_ERRORS, 404, 422],
-  'patch /topics/{id}': [...KEY_ERRORS, 404, 422],
-  'delete /topics/{id}': [...KEY_ERRORS, 404, 422],
-  'post /contact-properties': [...KEY_ERRORS, 422],
-  'get /contact-properties': [...KEY_ERRORS, 422],
-  'get /contact-properties/{id}': [...KEY_ERRORS, 404, 422],
-  'patch /contact-properties/{id}': [...KEY_ERRORS, 404, 422],
-  'delete /contact-properties/{id}': [...KEY_ERRORS, 404, 422],
-};
-const KNOWN_PARAMETERS = [
-  'id',
-  'eventId',
-  'idOrEmail',
-  'segmentId',
-  'origin',
-  'limit',
-  'after',
-  'before',
-  'Idempotency-Key',
-  'x-batch-validation',
-  'from',
-  'to',
-  'granularity',
-  'domain_id',
-  'region',
-];
+import {
+  API_ROUTES,
+  OPERATOR_ROUTES,
+  UNSUBSCRIBE_ROUTES,
+  SEND_ROUTES,
+  REQUEST_BODIES,
+  BODY_TYPES,
+  KEY_ERRORS,
+  ERROR_STATUSES,
+  KNOWN_PARAMETERS,
+  SUCCESS_STATUS,
+} from './openapi-expectations';
+
 const PUBLIC_API_URL = 'https://api.herald.test';
 
 /** The array branch of a property that may also be null (`anyOf: [array, null]`). */
@@ -219,7 +63,10 @@ describe('the OpenAPI document', () => {
       'segments',
       'topics',
       'contact-properties',
+      'audiences',
+      'broadcasts',
       'stats',
+      'unsubscribe',
       'operations',
     ]);
   });
@@ -229,7 +76,7 @@ describe('the OpenAPI document', () => {
       operations()
         .map(([route]) => route)
         .sort(),
-    ).toEqual([...API_ROUTES, ...OPERATOR_ROUTES].sort());
+    ).toEqual([...API_ROUTES, ...OPERATOR_ROUTES, ...UNSUBSCRIBE_ROUTES].sort());
     const unknown = await call(api.url, acme.token, 'GET', '/no-such-endpoint');
     expect(unknown.status).toBe(404);
     for (const route of API_ROUTES) {
@@ -242,6 +89,19 @@ describe('the OpenAPI document', () => {
       const served = await fetch(`${api.url}${route.split(' ')[1]}`);
       expect({ route, status: served.status }).toEqual({ route, status: 200 });
     }
+    // The unsubscribe pages: a forged token changes nothing (404, an HTML page, as documented); `test` is a test send's link.
+    for (const route of UNSUBSCRIBE_ROUTES) {
+      const [method, path] = route.split(' ');
+      for (const [token, status] of [
+        ['forged', 404],
+        ['test', 200],
+      ] as const) {
+        const served = await fetch(`${api.url}${path!.replace('{token}', token)}`, { method: method!.toUpperCase() });
+        const type = served.headers.get('content-type');
+        expect({ route, token, status: served.status, type }).toEqual({ route, token, status, type: 'text/html; charset=utf-8' });
+        expect(Object.keys(operation(route).responses[String(status)].content)).toEqual(['text/html']);
+      }
+    }
   });
 
   it('marks the operator routes public and tagged, and every API route with an operation id and a tag', () => {
@@ -249,10 +109,16 @@ describe('the OpenAPI document', () => {
       expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
       const expected = OPERATOR_ROUTES.includes(route)
         ? { security: [], tags: ['operations'] }
-        : {
-            security: undefined,
-            tags: [expect.stringMatching(/^(emails|api-keys|domains|webhooks|suppressions|contacts|segments|topics|contact-properties|stats)$/)],
-          };
+        : UNSUBSCRIBE_ROUTES.includes(route)
+          ? { security: [], tags: ['unsubscribe'] }
+          : {
+              security: undefined,
+              tags: [
+                expect.stringMatching(
+                  /^(emails|api-keys|domains|webhooks|suppressions|contacts|segments|topics|contact-properties|audiences|broadcasts|stats)$/,
+                ),
+              ],
+            };
       expect({ route, security: op.security, tags: op.tags }).toEqual({ route, ...expected });
     }
   });
@@ -294,8 +160,9 @@ describe('the OpenAPI document', () => {
   it('gives each request body its schema, and no body to the other operations', () => {
     for (const [route, op] of operations()) {
       const body = REQUEST_BODIES[route];
-      const ref = op.requestBody?.content?.['application/json']?.schema?.$ref;
-      expect({ route, ref }).toEqual({ route, ref: body && `#/components/schemas/${body}` });
+      const content = op.requestBody?.content ?? {};
+      const ref = content[BODY_TYPES[route] ?? 'application/json']?.schema?.$ref;
+      expect({ route, ref, types: Object.keys(content).length }).toEqual({ route, ref: body && `#/components/schemas/${body}`, types: body ? 1 : 0 });
     }
     expect(schema('SendEmailRequest').required).toEqual(['from', 'to', 'subject']);
     expect(schema('SendBatchRequest')).toMatchObject({ type: 'array', maxItems: 100, items: { $ref: '#/components/schemas/BatchEmail' } });
@@ -309,10 +176,11 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining(['validation_error', 'missing_api_key', 'restricted_api_key', 'invalid_idempotent_request', 'rate_limit_exceeded']),
     );
     for (const [route, errors] of Object.entries(ERROR_STATUSES)) {
-      const expected = ['200', ...errors.map(String)];
+      const success = SUCCESS_STATUS[route] ?? '200';
+      const expected = [success, ...errors.map(String)];
       const responses = operation(route).responses;
       expect({ route, statuses: Object.keys(responses).sort() }).toEqual({ route, statuses: [...expected].sort() });
-      for (const status of expected.filter((s) => s !== '200')) {
+      for (const status of expected.filter((s) => s !== success)) {
         const content = responses[status].content['application/json'];
         expect(content.schema).toEqual({ $ref: '#/components/schemas/Error' });
         expect(document.responseProblems(route, status, content.example)).toEqual([]);

@@ -2,7 +2,8 @@
 // its queue on disk (Postfix's default durable queue: every message is written and fsync'd to the
 // queue before the 250), listening on a loopback port, relaying every message to one host:port
 // (the bench's smtp-sink) with no DNS lookups. Started with `postfix -c DIR start` and stopped with
-// `postfix -c DIR stop`.
+// `postfix -c DIR stop`. With `signing`, a second listener passes every message through a DKIM
+// milter (bench-opendkim.ts) before it is queued; the first listener stays plain.
 //
 // Postfix refuses `-c DIR` (silently, exit 1) unless the default /etc/postfix/main.cf lists DIR in
 // `alternate_config_directories`: `start` adds this instance's directory to that list (creating the
@@ -51,6 +52,8 @@ export interface PostfixOptions {
   /** PEM files for STARTTLS on the listener. */
   certFile: string;
   keyFile: string;
+  /** A second listener whose mail the milter (`inet:HOST:PORT`) signs. */
+  signing?: { listenPort: number; milter: string };
 }
 
 function readList(text: string): { lines: string[]; index: number; dirs: string[] } {
@@ -142,10 +145,15 @@ export class PostfixInstance {
         `smtpd_tls_cert_file = ${this.o.certFile}`,
         `smtpd_tls_key_file = ${this.o.keyFile}`,
         'smtp_tls_security_level = none',
+        // A milter that fails answers 4xx: nothing goes out unsigned from the signing listener.
+        'milter_default_action = tempfail',
         '',
       ].join('\n'),
     );
-    writeFileSync(join(this.confDir, 'master.cf'), [`127.0.0.1:${this.o.listenPort} inet n - n - - smtpd`, ...SERVICES, ''].join('\n'));
+    const listeners = [`127.0.0.1:${this.o.listenPort} inet n - n - - smtpd`];
+    const signing = this.o.signing;
+    if (signing) listeners.push(`127.0.0.1:${signing.listenPort} inet n - n - - smtpd -o smtpd_milters=${signing.milter}`);
+    writeFileSync(join(this.confDir, 'master.cf'), [...listeners, ...SERVICES, ''].join('\n'));
     editAlternateDirs(this.confDir, true);
     try {
       await run('postfix', ['-c', this.confDir, 'check']);

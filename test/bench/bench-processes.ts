@@ -76,7 +76,7 @@ function childProcess(child: ChildProcess, url: string): ServerProcess & { exite
 }
 
 async function waitReady(server: ReturnType<typeof childProcess>, child: ChildProcess, probe: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${probe}: the server exited early: ${server.stderr()}`);
     if (
@@ -86,7 +86,7 @@ async function waitReady(server: ReturnType<typeof childProcess>, child: ChildPr
       )
     )
       return;
-    if (Date.now() > deadline) throw new Error(`${probe} did not answer within 60 s: ${server.stderr()}`);
+    if (Date.now() > deadline) throw new Error(`${probe} did not answer within 180 s: ${server.stderr()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -12,23 +12,28 @@ export interface BenchDelivery {
 }
 
 /**
- * The bench's webhook endpoint: keep-alive node:http, answers 200 as soon as the body is in and
- * does nothing else on the hot path (no parsing, no verifying); it counts and records receive
- * times, and the bench analyses the bodies afterwards.
+ * The bench's webhook endpoint: keep-alive node:http, answers 200 as soon as the body is in (or
+ * `answerMs` later, as a remote endpoint's latency) and does nothing else on the hot path (no
+ * parsing, no verifying); it counts, records receive times and the most requests open at once,
+ * and the bench analyses the bodies afterwards.
  */
 export class BenchWebhookReceiver {
   readonly deliveries: BenchDelivery[] = [];
+  /** Requests received and not yet answered, now and at most. */
+  private open = 0;
+  maxOpen = 0;
   /** Resolves when `count` deliveries have arrived (set by `waitFor`). */
   private waiter: { count: number; resolve: () => void } | null = null;
 
   private constructor(
     private readonly server: Server,
     private readonly headersEvery: number,
+    private readonly answerMs: number,
   ) {}
 
-  static async start(headersEvery = 20): Promise<BenchWebhookReceiver> {
+  static async start(headersEvery = 20, answerMs = 0): Promise<BenchWebhookReceiver> {
     const server = createServer({ keepAlive: true, keepAliveTimeout: 30_000 });
-    const receiver = new BenchWebhookReceiver(server, headersEvery);
+    const receiver = new BenchWebhookReceiver(server, headersEvery, answerMs);
     server.on('request', (req, res) => receiver.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
@@ -78,7 +83,13 @@ export class BenchWebhookReceiver {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
+      this.maxOpen = Math.max(this.maxOpen, ++this.open);
+      const answer = () => {
+        this.open--;
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
+      };
+      if (this.answerMs > 0) setTimeout(answer, this.answerMs);
+      else answer();
       const keepHeaders = this.deliveries.length % this.headersEvery === 0;
       this.deliveries.push({
         path: req.url ?? '/',

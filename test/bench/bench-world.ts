@@ -161,12 +161,12 @@ export class BenchWorld {
     }
   }
 
-  /** Drops the schema, the Redis keys and the streams the bench made; stops the DNS server. */
-  async cleanup(): Promise<void> {
+  /** Drops the schema (unless kept, to inspect), the Redis keys and the streams the bench made; stops the DNS server. */
+  async cleanup(keepSchema = false): Promise<void> {
     const dns = this.dns;
     this.dns = null;
     await dns?.close();
-    await this.withPg((pg) => pg.query(`DROP SCHEMA IF EXISTS "${this.config.DATABASE_SCHEMA}" CASCADE`));
+    if (!keepSchema) await this.withPg((pg) => pg.query(`DROP SCHEMA IF EXISTS "${this.config.DATABASE_SCHEMA}" CASCADE`));
     await purgeRedisPrefix(this.config);
     await deleteNamespaceStreams(this.config);
   }

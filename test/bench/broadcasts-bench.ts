@@ -11,20 +11,28 @@
 //      (200) for --duration s (10), each token a different recipient's; p50/p99/max (target p99
 //      < 50 ms), and a check that every contact answered 200 is unsubscribed in Postgres.
 // Contacts are seeded with SQL (generate_series), not through the API: the bench measures the
-// fan-out, not the import. Options: --contacts N, --workers N (1), --sinks N (4), --rate N,
-// --duration S, --no-save. Run briefly with small numbers while developing (--contacts 2000).
+// fan-out, not the import. Each phase prints its CPU per email or request: the API's, its own
+// Postgres backends' (not the shared server's other clients) and the NATS server's; on a busy
+// machine these compare better than rates. Options: --contacts N, --workers N (1), --sinks N (4),
+// --rate N, --duration S, --no-delivery (no worker: the emails stay queued, phase 2 is skipped),
+// --profile (V8 CPU profiles of the API and worker(s) into
+// test/bench/results/profiles/broadcasts-<date>/{api,worker}; sum them with profile-summary.js),
+// --keep (leave the schema, to EXPLAIN the fan-out's queries on it), --no-save. Run briefly with small numbers while developing (--contacts 2000).
 import './aliases';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { UnsubscribeKeys } from '@herald/broadcasts';
 import { freeSharedPort } from '@herald/testing';
+import { DIST } from './aliases';
 import { benchMain, heraldCli, ServerProcess, startHeraldApi, startHeraldRole } from './bench-processes';
 import { saveResults } from './bench-report';
 import { BenchWorld } from './bench-world';
 import { backgroundLoad } from './cpu-meter';
 import { SinkProcess } from './delivery-sinks';
 import { option } from './bench-options';
+import { cpuTable, meterBroadcastPhase } from './broadcasts-measure';
 
 const TARGET = { fanOutPerSecond: 20_000, unsubscribeP99Ms: 50 };
 const DOMAINS = 8;
@@ -35,8 +43,13 @@ const options = {
   sinks: option('sinks', 4),
   rate: option('rate', 200),
   seconds: option('duration', 10),
+  delivery: !process.argv.includes('--no-delivery'),
+  profile: process.argv.includes('--profile'),
+  keep: process.argv.includes('--keep'),
   save: !process.argv.includes('--no-save'),
 };
+const profiles = join(DIST, '..', 'test', 'bench', 'results', 'profiles', `broadcasts-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const nodeArgs = (role: string) => (options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profiles, role)}`] : []);
 
 const world = new BenchWorld();
 const trackingKey = randomBytes(32);
@@ -71,10 +84,13 @@ async function run(servers: ServerProcess[]): Promise<void> {
   await heraldCli(env, 'migrate');
   const team = await heraldCli<{ id: string }>(env, 'team', 'create', '--name', 'Broadcast bench', '--plan', 'scale-2.5m', '--rate-limit', '1000000');
   const { token } = await heraldCli<{ token: string }>(env, 'key', 'create', '--team', team.id, '--name', 'Bench key');
-  const api = await startHeraldApi(env, 1);
+  if (options.profile) process.stderr.write(`bench: CPU profiles go to ${profiles}\n`);
+  const api = await startHeraldApi(env, 1, nodeArgs('api'));
   servers.push(api);
   await world.verifyDomain(api.url, token);
-  for (let i = 0; i < options.workers; i++) servers.push(await startHeraldRole(env, 'worker'));
+  const workers: ServerProcess[] = [];
+  for (let i = 0; options.delivery && i < options.workers; i++) workers.push(await startHeraldRole(env, 'worker', nodeArgs('worker')));
+  servers.push(...workers);
 
   const pg = new Client({ connectionString: world.config.DATABASE_URL });
   await pg.connect();
@@ -84,6 +100,11 @@ async function run(servers: ServerProcess[]): Promise<void> {
     const segmentId = await seed(pg, team.id);
 
     // 1. Fan-out.
+    const fanOutCpu = meterBroadcastPhase(
+      pg,
+      api.pid,
+      workers.map((w) => w.pid),
+    );
     const started = Date.now();
     const created = await fetch(`${api.url}/broadcasts`, {
       method: 'POST',
@@ -106,6 +127,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
       await sleep(20);
     }
     const fanOutSeconds = (Date.now() - started) / 1000;
+    const fanOutSplit = await fanOutCpu();
     const { rows: written } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM emails WHERE broadcast_id = $1`, [id]);
     const emails = written[0]!.n;
     const fanOutRate = emails / fanOutSeconds;
@@ -115,13 +137,18 @@ async function run(servers: ServerProcess[]): Promise<void> {
     let received = 0;
     let last = -1;
     let since = Date.now();
-    while (received < emails && Date.now() - since < 60_000) {
+    while (options.delivery && received < emails && Date.now() - since < 60_000) {
       received = (await sinks.ask('count')).received;
       if (received !== last) [last, since] = [received, Date.now()];
       await sleep(100);
     }
     const deliveredSeconds = (Date.now() - started) / 1000;
     const take = await sinks.ask('take');
+    const unsubscribeCpu = meterBroadcastPhase(
+      pg,
+      api.pid,
+      workers.map((w) => w.pid),
+    );
 
     // 3. One-click unsubscribe at a fixed rate.
     const keys = UnsubscribeKeys.fromConfig({ TRACKING_KEYS: [trackingKey.toString('base64')] });
@@ -149,33 +176,48 @@ async function run(servers: ServerProcess[]): Promise<void> {
       ],
     });
     await sleep(500);
+    const unsubscribeSplit = await unsubscribeCpu();
     const { rows: unsubscribed } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM contacts WHERE team_id = $1 AND unsubscribed`, [
       team.id,
     ]);
 
     const fanOutMet = fanOutRate >= TARGET.fanOutPerSecond;
-    const p99Met = result.latency.p99 < TARGET.unsubscribeP99Ms;
+    const p99Met = result['2xx'] > 0 && result.latency.p99 < TARGET.unsubscribeP99Ms;
     const lines = [
       '',
       `  broadcast to ${options.contacts.toLocaleString('en-US')} contacts; ${options.workers} worker(s), ${options.sinks} sinks; machine busy before the bench: ${background === null ? '?' : `${Math.round(background * 100)}%`}`,
       '',
       `  fan-out:      ${emails.toLocaleString('en-US')} durable emails in ${fanOutSeconds.toFixed(2)} s = ${Math.round(fanOutRate).toLocaleString('en-US')} emails/s  (target ≥ ${TARGET.fanOutPerSecond.toLocaleString('en-US')}: ${fanOutMet ? 'MET' : 'MISSED'})`,
-      `  delivery:     last email at the sinks ${deliveredSeconds.toFixed(1)} s after the request; ${received.toLocaleString('en-US')} received, ${take.duplicates} duplicates, ${take.unsigned} unsigned${received < emails ? '  INCOMPLETE (stalled 60 s)' : ''}`,
+      options.delivery
+        ? `  delivery:     last email at the sinks ${deliveredSeconds.toFixed(1)} s after the request; ${received.toLocaleString('en-US')} received, ${take.duplicates} duplicates, ${take.unsigned} unsigned${received < emails ? '  INCOMPLETE (stalled 60 s)' : ''}`
+        : '  delivery:     not measured (--no-delivery)',
       `  unsubscribe:  ${result.requests.total} one-click POSTs at ${options.rate}/s: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms; ${result['2xx']} answered 200, ${result.non2xx} other, ${result.errors} errors  (target p99 < ${TARGET.unsubscribeP99Ms} ms: ${p99Met ? 'MET' : 'MISSED'})`,
       `                ${unsubscribed[0]!.n.toLocaleString('en-US')} contacts unsubscribed in Postgres`,
       '',
+      '  CPU µs per email or request: the API, its own Postgres backends, the NATS server (shared), the',
+      '  worker(s) delivering meanwhile; other = the rest of the machine, in % of a core',
+      ...cpuTable([
+        { label: 'fan-out, per email', cpu: fanOutSplit, operations: emails },
+        { label: 'unsubscribe, per request', cpu: unsubscribeSplit, operations: result.requests.total ?? 0 },
+      ]),
+      '',
+      `${' '.repeat(28)}${['per s', 'p50 ms', 'p99 ms', 'max ms'].map((c) => c.padStart(9)).join('')}`,
+      `  ${'fan-out, emails'.padEnd(26)}${Math.round(fanOutRate).toLocaleString('en-US').padStart(9)}${'-'.padStart(9).repeat(3)}`,
+      `  ${'unsubscribe, requests'.padEnd(26)}${[Math.round(result.requests.average), result.latency.p50, result.latency.p99, result.latency.max].map((v) => v.toLocaleString('en-US').padStart(9)).join('')}`,
+      '',
     ];
     process.stdout.write(lines.join('\n'));
-    if (received < emails || take.duplicates > 0 || unsubscribed[0]!.n < result['2xx'] || result.non2xx > 0) process.exitCode = 1;
+    if ((options.delivery && received < emails) || take.duplicates > 0 || unsubscribed[0]!.n < result['2xx'] || result.non2xx > 0)
+      process.exitCode = 1;
     if (options.save) {
       const date = new Date().toISOString();
       const path = saveResults('broadcasts-bench', date, {
         date,
         background,
         options,
-        fanOut: { emails, seconds: fanOutSeconds, perSecond: fanOutRate, met: fanOutMet },
+        fanOut: { emails, seconds: fanOutSeconds, perSecond: fanOutRate, met: fanOutMet, cpuSeconds: fanOutSplit },
         delivery: { seconds: deliveredSeconds, received, duplicates: take.duplicates },
-        unsubscribe: { requests: result.requests.total, latencyMs: result.latency, ok: result['2xx'], met: p99Met },
+        unsubscribe: { requests: result.requests.total, latencyMs: result.latency, ok: result['2xx'], met: p99Met, cpuSeconds: unsubscribeSplit },
         target: TARGET,
       });
       process.stdout.write(`  results: ${path}\n`);
@@ -211,4 +253,8 @@ async function seed(pg: Client, teamId: string): Promise<string> {
   return segmentId;
 }
 
-benchMain('broadcasts-bench', world, run);
+const cleanup = async () => {
+  await world.cleanup(options.keep);
+  if (options.keep) process.stderr.write(`bench: schema ${world.config.DATABASE_SCHEMA} kept: drop it when done\n`);
+};
+benchMain('broadcasts-bench', { cleanup }, run);

@@ -9,12 +9,17 @@
 //   latency: a steady offered load of --rate R emails/s (1,000) for --duration S (15), paced
 //     batches of 10–100; accept-to-delivered p50/p99/max from Postgres (email_events
 //     'email.delivered'.created_at − emails.created_at); target p99 < 500 ms.
+//   backlog (--only backlog, not in the default run): --backlog N (50,000) emails to --destinations D
+//     (500) recipient domains, each with an MX host of its own (a destination each), queued with no
+//     worker running; then the workers start and drain it. Prints each worker's resident memory,
+//     peak (VmHWM) and at the end; target < 300 MiB.
 // Each phase waits for every accepted email to reach a final status, checks that every one was
 // delivered exactly once (sink Message-IDs and email_recipients), and records the CPU each
 // process spent per delivered email. Exit code 1 when an email was lost, not delivered, delivered
 // twice or a request failed; a missed target only prints MISSED.
 // Options: --emails N, --rate R, --duration S, --warmup S (2, paced phase), --workers N (worker processes, 1), --sinks N (10),
-// --connections N (batch requests in flight in the saturation phase, 8), --only saturation|latency,
+// --connections N (batch requests in flight in the saturation phase, 8), --only saturation|latency|backlog,
+// --backlog N, --destinations D,
 // --profile (CPU profile of the worker(s) into test/bench/results/profiles), --keep (leave the
 // schema, keys and streams), --no-save (no JSON in test/bench/results).
 import './aliases';

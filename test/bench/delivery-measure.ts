@@ -73,6 +73,8 @@ export interface PhaseResult {
     notDelivered: { email_id: string; address: string; status: string; last_response: string | null }[];
   };
   cpu: PhaseCpu | null;
+  /** The backlog mode: the workers started once every email was on the stream; their resident memory (MiB, /proc) at the end. */
+  backlog?: { emails: number; destinations: number; drainSeconds: number; workerMemory: { peakMiB: number; endMiB: number }[] | null };
 }
 
 /** A phase's figures and checks: deliveries at the sinks and in Postgres, latencies, integrity. */

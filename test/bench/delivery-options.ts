@@ -3,7 +3,8 @@ import { option } from './bench-options';
 
 export const TARGETS = { deliveredPerSecond: 1_500, p99Ms: 500 };
 export const BATCH_SIZE = 100;
-export const DOMAINS = 50;
+/** Issue 16: a worker draining a 50,000-email backlog over 500 destinations stays under this resident size. */
+export const WORKER_MEMORY_TARGET_MIB = 300;
 /** Final statuses of a recipient; `queued`, `sending` and `deferred` are still on their way. */
 export const FINAL = ['delivered', 'bounced', 'failed', 'suppressed'];
 /** A phase gives up waiting when neither the sinks nor Postgres made progress for this long. */
@@ -12,7 +13,8 @@ export const STALL_MS = 30_000;
 export const SENDERS_DURABLE = 'senders';
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
-if (only !== null && only !== 'saturation' && only !== 'latency') throw new Error('--only takes saturation or latency');
+if (only !== null && only !== 'saturation' && only !== 'latency' && only !== 'backlog')
+  throw new Error('--only takes saturation, latency or backlog');
 export const options = {
   emails: option('emails', 20_000),
   rate: option('rate', 500),
@@ -22,11 +24,18 @@ export const options = {
   sinks: option('sinks', 10),
   connections: option('connections', 8),
   only,
+  /** --only backlog: emails queued before the workers start, and recipient domains with an MX host each. */
+  backlog: option('backlog', 50_000),
+  destinations: option('destinations', 500),
   profile: process.argv.includes('--profile'),
   keep: process.argv.includes('--keep'),
   save: !process.argv.includes('--no-save'),
 };
 
+/** Recipient domains: 50 sharing the sinks' MX hosts; in the backlog mode one per destination (its own MX host). */
+export const DOMAINS = options.only === 'backlog' ? options.destinations : 50;
 export const domainName = (i: number) => `d${String(i + 1).padStart(2, '0')}.bench.test`;
 export const sinkHost = (i: number) => `127.0.0.${i + 2}`;
 export const sinkMx = (i: number) => `mx.sink${String(i + 1).padStart(2, '0')}.bench.test`;
+/** The backlog mode's MX host of recipient domain `d`: a destination of its own, on sink `d % sinks`. */
+export const domainMx = (d: number) => `mx.${domainName(d)}`;

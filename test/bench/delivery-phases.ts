@@ -8,9 +8,10 @@ import type { SinkTake } from './bench-mx-sinks';
 import { heraldCli, ServerProcess, startHeraldApi, startHeraldRole } from './bench-processes';
 import { BenchWorld } from './bench-world';
 import { submitAtOnce, submitPaced, type Submission } from './delivery-load';
-import { analysePhase, meterPhase, type PhaseResult } from './delivery-measure';
-import { domainName, DOMAINS, FINAL, options, SENDERS_DURABLE, sinkHost, sinkMx, STALL_MS } from './delivery-options';
+import { analysePhase, meterPhase, type PhaseCpu, type PhaseResult } from './delivery-measure';
+import { domainMx, domainName, DOMAINS, FINAL, options, SENDERS_DURABLE, sinkHost, sinkMx, STALL_MS } from './delivery-options';
 import { SinkProcess } from './delivery-sinks';
+import { residentMemory } from './process-memory';
 
 /** The delivery bench's stack (API, workers, sinks) and its phases. */
 export class Bench {
@@ -23,6 +24,7 @@ export class Bench {
   private lastTake: SinkTake | null = null;
   private nc: NatsConnection | null = null;
   private jsm!: JetStreamManager;
+  private env: NodeJS.ProcessEnv = {};
 
   private get schema(): string {
     return `"${this.world.config.DATABASE_SCHEMA}"`;
@@ -34,16 +36,23 @@ export class Bench {
     const hosts = Array.from({ length: options.sinks }, (_, i) => sinkHost(i));
     const port = await freeSharedPort(hosts);
     for (let i = 0; i < options.sinks; i++) world.publish(sinkMx(i), 'A', [sinkHost(i)]);
-    // Domains sharing an MX host share a destination (and its connection limits), as at big providers.
-    for (let d = 0; d < DOMAINS; d++) world.publish(domainName(d), 'MX', [{ exchange: sinkMx(d % options.sinks), priority: 10 }]);
+    // Domains sharing an MX host share a destination (and its connection limits), as at big providers;
+    // in the backlog mode each domain has an MX host of its own (destinations are keyed by MX host).
+    for (let d = 0; d < DOMAINS; d++) {
+      if (options.only !== 'backlog') world.publish(domainName(d), 'MX', [{ exchange: sinkMx(d % options.sinks), priority: 10 }]);
+      else {
+        world.publish(domainName(d), 'MX', [{ exchange: domainMx(d), priority: 10 }]);
+        world.publish(domainMx(d), 'A', [sinkHost(d % options.sinks)]);
+      }
+    }
     this.sinks = await SinkProcess.start(hosts, port);
 
-    const env: NodeJS.ProcessEnv = {
+    const env: NodeJS.ProcessEnv = (this.env = {
       ...world.env,
       DELIVERY_PORT: String(port),
       DELIVERY_HOSTNAME: 'mta.us-east-1.herald.test',
       REGION_SPF: 'us-east-1=ip4:127.0.0.0/8',
-    };
+    });
     await heraldCli(env, 'migrate');
     const team = await heraldCli<{ id: string }>(
       env,
@@ -59,13 +68,33 @@ export class Bench {
     this.token = (await heraldCli<{ token: string }>(env, 'key', 'create', '--team', team.id, '--name', 'Bench key')).token;
     this.api = await startHeraldApi(env, 1);
     await world.verifyDomain(this.api.url, this.token);
-    const nodeArgs = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(DIST, '..', 'test', 'bench', 'results', 'profiles')}`] : [];
-    for (let i = 0; i < options.workers; i++) this.workers.push(await startHeraldRole(env, 'worker', nodeArgs));
+    // The backlog mode starts them once the backlog is on the stream.
+    if (options.only !== 'backlog') await this.startWorkers();
     this.pg = new Client({ connectionString: world.config.DATABASE_URL });
     await this.pg.connect();
     this.nc = await connect({ servers: world.config.NATS_URL });
     this.jsm = await jetstreamManager(this.nc);
     return { port, command: `node bin/herald.js api + ${options.workers} × node bin/herald.js worker` };
+  }
+
+  private async startWorkers(): Promise<void> {
+    const nodeArgs = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(DIST, '..', 'test', 'bench', 'results', 'profiles')}`] : [];
+    for (let i = 0; i < options.workers; i++) this.workers.push(await startHeraldRole(this.env, 'worker', nodeArgs));
+  }
+
+  /** Waits until the send stream holds `count` more messages than `from`, or stops growing for STALL_MS. */
+  private async waitPublished(from: number, count: number): Promise<void> {
+    let last = -1;
+    let since = Date.now();
+    for (;;) {
+      const published = (await this.streamState()).published - from;
+      if (published >= count) return;
+      if (published !== last) {
+        last = published;
+        since = Date.now();
+      } else if (Date.now() - since > STALL_MS) throw new Error(`only ${published} of ${count} emails reached the send stream`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 
   /** Waits until the sinks hold every accepted email and Postgres has a final status for each, or progress stalls. */
@@ -100,25 +129,43 @@ export class Bench {
     }
   }
 
-  async phase(name: string, submit: () => Promise<Submission & { behindMs?: number }>, rate?: number): Promise<PhaseResult> {
+  /**
+   * A phase: submit, wait for every email's final status, analyse. A backlog phase submits with no
+   * worker running, waits until the send stream holds every email, then starts the workers: its
+   * CPU is metered from there, and the workers' resident memory is read at the end (peak and now).
+   */
+  async phase(name: string, submit: () => Promise<Submission & { behindMs?: number }>, rate?: number, backlog = false): Promise<PhaseResult> {
     process.stderr.write(`bench: ${name}\n`);
     const base = (await this.sinks!.ask('count')).received;
     const streamBefore = await this.streamState();
-    const endCpu = meterPhase(this.api!, this.workers, this.sinks!);
+    let endCpu: () => PhaseCpu | null = backlog ? () => null : meterPhase(this.api!, this.workers, this.sinks!);
     const s = await submit();
     const ids = [...s.accepted.keys()];
     process.stderr.write(
       `bench: ${name}: ${ids.length} emails accepted in ${((s.lastAccept - s.firstSubmit) / 1000).toFixed(1)} s, waiting for delivery\n`,
     );
+    let drainStart = 0;
+    if (backlog) {
+      await this.waitPublished(streamBefore.published, ids.length);
+      process.stderr.write(`bench: ${name}: all on the send stream; starting ${options.workers} worker(s)\n`);
+      drainStart = Date.now();
+      await this.startWorkers();
+      endCpu = meterPhase(this.api!, this.workers, this.sinks!);
+    }
     await this.waitFinal(ids, base);
+    const drainSeconds = (Date.now() - drainStart) / 1000;
     const cpu = endCpu();
+    const memory = backlog ? this.workers.map((w) => residentMemory(w.pid)) : [];
     const take: SinkTake = await this.sinks!.ask('take');
     const streamAfter = await this.streamState();
     const stream = { published: streamAfter.published - streamBefore.published, redelivered: streamAfter.redelivered - streamBefore.redelivered };
     // The sink process counts over its life: this phase's share is the difference with the last take.
     const before = this.lastTake;
     this.lastTake = take;
-    return { ...(await analysePhase(this.pg, this.schema, name, s, ids, take, before, cpu, rate)), stream };
+    const result = await analysePhase(this.pg, this.schema, name, s, ids, take, before, cpu, rate);
+    if (!backlog) return { ...result, stream };
+    const workerMemory = memory.every((m) => m !== null) ? memory.map((m) => ({ peakMiB: m.peakMiB, endMiB: m.nowMiB })) : null;
+    return { ...result, stream, backlog: { emails: ids.length, destinations: DOMAINS, drainSeconds, workerMemory } };
   }
 
   private async streamState(): Promise<{ published: number; redelivered: number }> {
@@ -133,14 +180,19 @@ export class Bench {
   async run(): Promise<PhaseResult[]> {
     const domain = this.world.domain;
     const results: PhaseResult[] = [];
-    if (options.only !== 'latency') {
+    if (options.only === null || options.only === 'saturation') {
       results.push(
         await this.phase(`saturation: ${options.emails.toLocaleString('en-US')} emails at once`, () =>
           submitAtOnce(this.api!, this.token, domain, options.emails),
         ),
       );
     }
-    if (options.only !== 'saturation') {
+    if (options.only === 'backlog') {
+      const name = `backlog: ${options.backlog.toLocaleString('en-US')} emails, ${DOMAINS} destinations`;
+      results.push(await this.phase(name, () => submitAtOnce(this.api!, this.token, domain, options.backlog), undefined, true));
+      return results;
+    }
+    if (options.only === null || options.only === 'latency') {
       results.push(
         await this.phase(
           `latency: ${options.rate.toLocaleString('en-US')} emails/s for ${options.duration} s`,

@@ -1,5 +1,5 @@
 import type { PhaseResult } from './delivery-measure';
-import { DOMAINS, options, TARGETS } from './delivery-options';
+import { DOMAINS, options, TARGETS, WORKER_MEMORY_TARGET_MIB } from './delivery-options';
 
 // The delivery bench's printed table and its verdict.
 
@@ -53,6 +53,20 @@ export function print(date: string, machine: Record<string, unknown>, command: s
     out.push(
       `  target delivered/s ≥ ${n(TARGETS.deliveredPerSecond)} sustained:       ${n(sat.delivered.perSecond)}/s (middle 80% ${n(sat.delivered.middle80PerSecond)}/s)  ${met ? 'MET' : 'MISSED'}`,
     );
+  }
+  for (const r of results) {
+    const b = r.backlog;
+    if (!b) continue;
+    out.push(
+      `  backlog of ${n(b.emails)} over ${n(b.destinations)} destinations drained in ${n(b.drainSeconds, 1)} s (${n(b.emails / b.drainSeconds)}/s) from the workers' start`,
+    );
+    for (const [i, m] of (b.workerMemory ?? []).entries()) {
+      const met = m.peakMiB < WORKER_MEMORY_TARGET_MIB;
+      out.push(
+        `  target worker ${i + 1} resident < ${WORKER_MEMORY_TARGET_MIB} MiB: peak ${n(m.peakMiB)} MiB (VmHWM), ${n(m.endMiB)} MiB at the end  ${met ? 'MET' : 'MISSED'}`,
+      );
+    }
+    if (!b.workerMemory) out.push('  worker resident memory: needs Linux /proc');
   }
   if (lat) {
     const keptUp = lat.delivered.perSecond >= 0.9 * (lat.offered.rate ?? 0);

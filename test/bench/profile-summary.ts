@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 
 // Summarises V8 CPU profiles (`node --cpu-prof`) by self time: per function (with its file) and
-// per file or package. Usage: node dist/test/bench/profile-summary.js DIR|FILE... [--top N]
+// per file or package. Usage: node dist/test/bench/profile-summary.js DIR|FILE... [--top N] [--last S]
+// (`--last S`: only the profile's last S seconds, e.g. a bench's load and catch-up without the boot).
 // A directory is searched for *.cpuprofile files; each is labelled with its directory's name
 // (the SMTP bench writes one directory per role: api, smtp, worker).
 
@@ -38,9 +39,12 @@ export interface Summary {
   byArea: { name: string; ms: number }[];
 }
 
-export function summarise(profile: CpuProfile): Summary {
+export function summarise(profile: CpuProfile, lastSeconds = Infinity): Summary {
   const self = new Map<number, number>();
-  for (let i = 0; i < profile.samples.length; i++) {
+  const since = profile.endTime - lastSeconds * 1e6;
+  for (let i = 0, at = profile.startTime; i < profile.samples.length; i++) {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < since) continue;
     self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
   const byFunction = new Map<string, number>();
@@ -72,10 +76,12 @@ function main(): void {
   const args = process.argv.slice(2);
   const topAt = args.indexOf('--top');
   const top = topAt === -1 ? 25 : Number(args.splice(topAt, 2)[1]);
+  const lastAt = args.indexOf('--last');
+  const last = lastAt === -1 ? Infinity : Number(args.splice(lastAt, 2)[1]);
   if (args.length === 0) throw new Error('usage: profile-summary DIR|FILE... [--top N]');
   for (const root of args) {
     for (const file of files(root)) {
-      const s = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+      const s = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, last);
       const pct = (ms: number) => `${((100 * ms) / s.totalMs).toFixed(1).padStart(5)}%`;
       const label = relative(root, file).split('/')[0] || basename(file);
       process.stdout.write(`\n${label} (${file}): ${s.totalMs.toFixed(0)} ms of CPU (samples, idle and "(program)" excluded)\n`);

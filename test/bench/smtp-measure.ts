@@ -1,5 +1,8 @@
+import { Resolver } from 'node:dns/promises';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DNSResolver } from 'mailauth';
+import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import type { ProxyStats } from './bench-smtp-proxy';
 import { meterCpu } from './cpu-meter';
 import { reapedChildrenCpu, treeCpu } from './process-tree-cpu';
@@ -15,6 +18,8 @@ export interface Integrity {
   distinctMessageIds: number | null;
   duplicates: number | null;
   withDkimSignature: number | null;
+  /** Messages with a DKIM signature of the sending domain that mailauth verifies (pass). */
+  dkimPass: number | null;
   /** Messages whose body is not smtp-source's payload of the requested length. */
   badBodies: number | null;
 }
@@ -95,13 +100,44 @@ export function meterPhase(groups: Record<string, number[]>, sinkPid: number, sh
   };
 }
 
-/** Reads and removes the sink's dump files of the phase (in `dumpDir`, null with --no-dump): one file per message. */
-export function checkDumps(dumpDir: string | null, received: number): Integrity {
-  const result: Integrity = { received, dumped: null, distinctMessageIds: null, duplicates: null, withDkimSignature: null, badBodies: null };
+/**
+ * mailauth's verdict on a message's DKIM signatures against the bench's DNS: true when one made
+ * for `domain` passes. The key records are asked once each (the DNS server is in this process).
+ */
+export function dkimChecker(dnsServer: string, domain: string): (message: Buffer) => Promise<boolean> {
+  const resolver = new Resolver({ timeout: 1000, tries: 2 });
+  resolver.setServers([dnsServer]);
+  const answers = new Map<string, Promise<string[][] | string[]>>();
+  const resolve: DNSResolver = (name, type) => {
+    const key = `${type} ${name}`;
+    if (!answers.has(key)) answers.set(key, resolver.resolve(name, type) as Promise<string[][] | string[]>);
+    return answers.get(key)!;
+  };
+  return async (message) => {
+    const { results } = await dkimVerify(message, { resolver: resolve });
+    return results.some((r) => r.signingDomain === domain && r.status?.result === 'pass');
+  };
+}
+
+/**
+ * Reads and removes the sink's dump files of the phase (in `dumpDir`, null with --no-dump): one
+ * file per message. Runs after the phase's CPU was metered: mailauth's work is not counted.
+ */
+export async function checkDumps(dumpDir: string | null, received: number, dkimPasses: (message: Buffer) => Promise<boolean>): Promise<Integrity> {
+  const result: Integrity = {
+    received,
+    dumped: null,
+    distinctMessageIds: null,
+    duplicates: null,
+    withDkimSignature: null,
+    dkimPass: null,
+    badBodies: null,
+  };
   if (!dumpDir) return result;
   const ids = new Set<string>();
   let dumped = 0;
   let dkim = 0;
+  let dkimPass = 0;
   let badBodies = 0;
   for (const name of readdirSync(dumpDir)) {
     const file = join(dumpDir, name);
@@ -112,12 +148,16 @@ export function checkDumps(dumpDir: string | null, received: number): Integrity 
     const head = text.slice(0, split);
     const id = /^Message-Id:\s*(.+)$/im.exec(head)?.[1]?.trim() ?? `(none ${dumped})`;
     ids.add(id);
-    if (/^DKIM-Signature:/im.test(head)) dkim++;
+    if (/^DKIM-Signature:/im.test(head)) {
+      dkim++;
+      // smtp-sink writes lines ending in LF, below headers of its own (X-Client-Addr, ..., Received), which no signature covers.
+      if (await dkimPasses(Buffer.from(text.replace(/\n/g, '\r\n'), 'latin1'))) dkimPass++;
+    }
     // smtp-source's payload: `size` bytes of numbered lines of X (lines end with \n in the dump),
     // then smtp-sink's blank line. Herald may re-encode the body; count payload bytes, not layout.
     const body = text.slice(split + 2).replace(/\r?\n/g, '');
     const payload = body.replace(/[^0-9X]/g, '').length;
     if (Math.abs(payload - options.size) > options.size * 0.05) badBodies++;
   }
-  return { received, dumped, distinctMessageIds: ids.size, duplicates: dumped - ids.size, withDkimSignature: dkim, badBodies };
+  return { received, dumped, distinctMessageIds: ids.size, duplicates: dumped - ids.size, withDkimSignature: dkim, dkimPass, badBodies };
 }

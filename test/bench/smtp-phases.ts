@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { freeSharedPort } from '@herald/testing';
 import { DIST } from './aliases';
+import { OpenDkim } from './bench-opendkim';
 import { PostfixInstance } from './bench-postfix';
 import { freePort, heraldCli, ServerProcess, startHeraldApi, startHeraldRole } from './bench-processes';
 import { BenchWorld } from './bench-world';
-import { checkDumps, meterPhase, type PhaseResult } from './smtp-measure';
+import { checkDumps, dkimChecker, meterPhase, type PhaseResult } from './smtp-measure';
 import { options, RCPT_DOMAIN, run, SINK_HOST, SINK_MX, STALL_MS, type System } from './smtp-options';
 import { Proxy, Sink, smtpSource } from './smtp-processes';
 
-/** The SMTP bench's stack (sink, Herald's roles, a private Postfix, the shim) and its phases. */
+/** The SMTP bench's stack (sink, Herald's roles, a private Postfix with OpenDKIM, the shim) and its phases. */
 export class Bench {
   readonly world = new BenchWorld();
   tmp = '';
@@ -19,11 +20,15 @@ export class Bench {
   sink: Sink | null = null;
   proxy: Proxy | null = null;
   postfix: PostfixInstance | null = null;
+  opendkim: OpenDkim | null = null;
   api: ServerProcess | null = null;
   smtp: ServerProcess | null = null;
   workers: ServerProcess[] = [];
   token = '';
   private pg: Client | null = null;
+  /** Each system's route through the shim (its index in the shim's ports). */
+  private readonly routes = new Map<System, number>();
+  private dkimPasses: ((message: Buffer) => Promise<boolean>) | null = null;
 
   get heraldProcesses(): Record<string, number[]> {
     return { smtp: this.smtp ? [this.smtp.pid] : [], api: this.api ? [this.api.pid] : [], worker: this.workers.map((w) => w.pid) };
@@ -64,7 +69,9 @@ export class Bench {
     this.sink = await Sink.start(SINK_HOST, sinkPort, this.dumpDir);
 
     const routes: { host: string; port: number; user?: string; pass?: string }[] = [];
-    if (options.only !== 'postfix') {
+    const route = (system: System, to: (typeof routes)[number]) => this.routes.set(system, routes.push(to) - 1);
+    const runs = (system: System) => options.only === null || options.only === system;
+    if (runs('herald')) {
       const smtpPort = await freePort();
       const env: NodeJS.ProcessEnv = {
         ...world.env,
@@ -91,12 +98,17 @@ export class Bench {
       await world.verifyDomain(this.api.url, this.token);
       for (let i = 0; i < options.workers; i++) this.workers.push(await startHeraldRole(env, 'worker', nodeArgs('worker')));
       this.smtp = await startHeraldRole(env, 'smtp', nodeArgs('smtp'));
-      routes.push({ host: '127.0.0.1', port: smtpPort, user: 'herald', pass: this.token });
+      route('herald', { host: '127.0.0.1', port: smtpPort, user: 'herald', pass: this.token });
       this.pg = new Client({ connectionString: world.config.DATABASE_URL });
       await this.pg.connect();
     }
-    if (options.only !== 'herald') {
+    if (runs('postfix') || runs('postfix-dkim')) {
       const listenPort = await freePort();
+      const signingPort = await freePort();
+      if (runs('postfix-dkim')) {
+        this.opendkim = await OpenDkim.start({ dir: join(this.tmp, 'opendkim'), port: await freePort(), domain: world.domain });
+        world.publish(this.opendkim.record.name, 'TXT', [this.opendkim.record.value]);
+      }
       this.postfix = new PostfixInstance({
         dir: join(this.tmp, 'postfix'),
         listenPort,
@@ -104,15 +116,25 @@ export class Bench {
         relayPort: sinkPort,
         certFile: cert,
         keyFile: key,
+        signing: this.opendkim ? { listenPort: signingPort, milter: this.opendkim.milter } : undefined,
       });
       await this.postfix.start();
-      routes.push({ host: '127.0.0.1', port: listenPort });
+      if (runs('postfix')) route('postfix', { host: '127.0.0.1', port: listenPort });
+      if (runs('postfix-dkim')) route('postfix-dkim', { host: '127.0.0.1', port: signingPort });
     }
     this.proxy = await Proxy.start(routes);
+    this.dkimPasses = dkimChecker(world.env.DNS_SERVERS!, world.domain);
   }
 
   private route(system: System): number {
-    return system === 'herald' || options.only === 'postfix' ? 0 : 1;
+    return this.routes.get(system)!;
+  }
+
+  /** The processes metered as the system itself. */
+  private systemProcesses(system: System): Record<string, number[]> {
+    if (system === 'herald') return this.heraldProcesses;
+    const postfix = { postfix: [this.postfix!.masterPid()] };
+    return system === 'postfix-dkim' ? { ...postfix, opendkim: [this.opendkim!.pid] } : postfix;
   }
 
   /** Waits until the sink has `base + expected` messages, or nothing arrived for STALL_MS. */
@@ -142,8 +164,7 @@ export class Bench {
     const timelineFrom = sink.timeline.length;
     const shimBefore = (await this.proxy!.stats())[this.route(system)]!;
     const emailsBefore = system === 'herald' ? await this.world.countEmails() : 0;
-    const groups = system === 'herald' ? this.heraldProcesses : { postfix: [this.postfix!.masterPid()] };
-    const endCpu = meterPhase(groups, this.sink!.pid, this.proxy!.pid);
+    const endCpu = meterPhase(this.systemProcesses(system), this.sink!.pid, this.proxy!.pid);
     const port = this.proxy!.ports[this.route(system)]!;
     const source = await smtpSource(port, `bench@${this.world.domain}`, messages, options.sessions, options.size);
     if (source.code !== 0) process.stderr.write(`bench: ${label}: smtp-source exited ${source.code}: ${source.stderr.slice(0, 500)}\n`);
@@ -158,7 +179,7 @@ export class Bench {
     const lo = Math.ceil(delivered * 0.1);
     const hi = Math.floor(delivered * 0.9);
     const middle80PerSecond = (hi - lo) / ((at(hi) - at(lo)) / 1000);
-    const integrity = checkDumps(this.dumpDir, delivered);
+    const integrity = await checkDumps(this.dumpDir, delivered, this.dkimPasses!);
     const shimAfter = (await this.proxy!.stats())[this.route(system)]!;
     const shim = {
       connections: shimAfter.connections - shimBefore.connections,
@@ -172,8 +193,10 @@ export class Bench {
       delivered === accepted &&
       shim.handshakeFailures === 0 &&
       (integrity.dumped === null || (integrity.dumped === delivered && integrity.duplicates === 0 && integrity.badBodies === 0)) &&
+      // Herald and Postfix with OpenDKIM sign every message, and mailauth must find each signature good.
+      (integrity.dumped === null || system === 'postfix' || integrity.dkimPass === delivered) &&
       (system !== 'herald' || (server.emails === accepted && server.delivered === accepted)) &&
-      (system !== 'postfix' || server.queued === 0);
+      (system === 'herald' || server.queued === 0);
     return {
       system,
       messages,
@@ -235,6 +258,7 @@ export class Bench {
     for (const w of this.workers) await w.stop().catch(() => undefined);
     await this.api?.stop().catch(() => undefined);
     await this.postfix?.stop().catch((e: Error) => process.stderr.write(`bench: stopping Postfix: ${e.message}\n`));
+    await this.opendkim?.stop().catch(() => undefined);
     await this.sink?.stop().catch(() => undefined);
     await this.pg?.end().catch(() => undefined);
     if (!options.keep) {

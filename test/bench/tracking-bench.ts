@@ -23,7 +23,7 @@ import { load, LoadFigures, LoadSpec, sampleEmail } from './bench-load';
 import { benchMain, heraldCli, ServerProcess, startBareFastify, startHeraldApi } from './bench-processes';
 import { cpuLine, saveResults } from './bench-report';
 import { BenchWorld } from './bench-world';
-import { backgroundLoad } from './cpu-meter';
+import { backgroundLoad, type CpuSplit, meterCpu } from './cpu-meter';
 import { option } from './bench-options';
 
 const TARGET = { ratio: 0.3, p99Ms: 20 };
@@ -88,6 +88,21 @@ const row = (f: LoadFigures) =>
   `  ${f.name.padEnd(32)}${Math.round(f.requestsPerSecond).toLocaleString('en-US').padStart(10)}${String(f.latencyMs.p50).padStart(8)}${String(f.latencyMs.p99).padStart(8)}${String(f.latencyMs.max).padStart(8)}  ${
     Object.keys(f.non2xx).length || f.errors || f.timeouts ? JSON.stringify({ ...f.non2xx, errors: f.errors, timeouts: f.timeouts }) : 'none'
   }`;
+/**
+ * The recording a load leaves behind is not in its CPU line: what Herald spent from the warm-up's
+ * start until the last click was recorded, per redirect answered (so a recorder that defers work
+ * past the load shows it here).
+ */
+function allIn(warm: CpuSplit | null, measured: CpuSplit | null, catchUp: CpuSplit | null, answered: number): string {
+  if (!warm || !measured || !catchUp) return '  all in: CPU figures need Linux /proc';
+  const us = (pick: (c: CpuSplit) => number) => Math.round(((pick(warm) + pick(measured) + pick(catchUp)) * 1e6) / answered);
+  const [server, postgres, nats] = [us((c) => c.server), us((c) => c.postgres), us((c) => c.nats)];
+  return (
+    `  all in (warm-up, load and catch-up, per redirect answered): server ${server}, postgres ${postgres}, nats ${nats} = ${server + postgres + nats} µs; ` +
+    `after the load: server ${catchUp.server.toFixed(2)} s, postgres ${catchUp.postgres.toFixed(2)} s, nats ${catchUp.nats.toFixed(2)} s of CPU`
+  );
+}
+
 async function run(servers: ServerProcess[]): Promise<void> {
   const background = await backgroundLoad();
   await world.start();
@@ -115,8 +130,9 @@ async function run(servers: ServerProcess[]): Promise<void> {
     headers: { 'user-agent': READER_AGENT },
   });
   // Every answered redirect was on the tracking stream; the consumer may still be behind. Wait
-  // until it has recorded them all, or recorded nothing more for 5 s.
+  // until it has recorded them all, or recorded nothing more for 5 s, metering what that costs.
   const loadEnded = Date.now();
+  const catchUpCpu = meterCpu(api.pid);
   const answered = herald.warm.responses2xx + herald.measured.responses2xx;
   let recorded = await clicksRecorded();
   let recordedAt = loadEnded;
@@ -126,6 +142,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
     if (now !== recorded) [recorded, recordedAt, idleSince] = [now, Date.now(), Date.now()];
   }
   const drainSeconds = (recordedAt - loadEnded) / 1000;
+  const catchUp = catchUpCpu();
   await api.stop();
 
   const ratio = herald.measured.requestsPerSecond / bare.measured.requestsPerSecond;
@@ -147,6 +164,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
     cpuLine(herald.measured),
     '',
     `  recorded: ${answered.toLocaleString('en-US')} redirects answered (warm-up included), ${recorded.toLocaleString('en-US')} email.clicked events in Postgres, the last ${drainSeconds.toFixed(1)} s after the load ended`,
+    allIn(herald.warm.cpu, herald.measured.cpu, catchUp, answered),
     '',
   ];
   process.stdout.write(lines.join('\n'));
@@ -164,6 +182,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
       answered,
       recorded,
       drainSeconds,
+      catchUpCpu: catchUp,
     });
     process.stdout.write(`  results: ${path}\n`);
   }

@@ -10,7 +10,8 @@
 // exactly once and verifies the signature of a sample with `standardwebhooks`. Exit code 1 when
 // a delivery is missing, duplicated or badly signed; a missed target only prints MISSED.
 // Options: --events M (2000), --endpoints N (10), --rate R (publish R events/s instead of all at
-// once: the lag at a steady load rather than behind a backlog), --profile (CPU profile of the webhooks
+// once: the lag at a steady load rather than behind a backlog), --answer-ms D (the receiver answers D ms
+// after the body is in, as a remote endpoint would), --profile (CPU profile of the webhooks
 // process into test/bench/results/profiles), --keep (leave the schema/streams for inspection).
 import './aliases';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -45,6 +46,7 @@ const options = {
   events: option('events', 2_000),
   endpoints: option('endpoints', 10),
   rate: process.argv.includes('--rate') ? option('rate', 1) : null,
+  answerMs: process.argv.includes('--answer-ms') ? option('answer-ms', 1) : 0,
   profile: process.argv.includes('--profile'),
   keep: process.argv.includes('--keep'),
 };
@@ -134,7 +136,7 @@ async function main(): Promise<number> {
   const world = new BenchWorld();
   // The receiver is plain http on loopback: the switches a local deployment would set.
   const env: NodeJS.ProcessEnv = { ...world.env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8,::1' };
-  const receiver = await BenchWebhookReceiver.start();
+  const receiver = await BenchWebhookReceiver.start(20, options.answerMs);
   const pg = new Client({ connectionString: world.config.DATABASE_URL });
   const nodeArgs = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(DIST, '..', 'test', 'bench', 'results', 'profiles')}`] : [];
   let role: WebhooksChild | null = null;
@@ -222,6 +224,11 @@ async function main(): Promise<number> {
     console.log(`  published ${options.events} events in ${ms(publishedIn)}; last delivery ${ms(last - firstPublish)} after the first publish`);
     console.log(`  deliveries:        ${receiver.count} of ${expected} (missing ${a.missing}, duplicates ${a.duplicates})`);
     console.log(`  deliveries/s:      ${Math.round(perSecond)}   target ≥ ${TARGET_PER_SECOND}: ${verdict}`);
+    if (options.answerMs > 0) {
+      console.log(
+        `  in flight:         at most ${receiver.maxOpen} requests open at the receiver at once (each answered after ${options.answerMs} ms)`,
+      );
+    }
     console.log(`  lag event→receipt: p50 ${ms(percentile(a.lagsMs, 50))}, p99 ${ms(percentile(a.lagsMs, 99))}, max ${ms(a.lagsMs.at(-1) ?? NaN)}`);
     console.log(`  signatures:        ${a.sampled - a.badSignatures} of ${a.sampled} sampled deliveries verify with standardwebhooks`);
     console.log(`  messages:          ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; attempts recorded ${attempts}`);

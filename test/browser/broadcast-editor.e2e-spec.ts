@@ -290,6 +290,8 @@ describe('broadcast editor (browser)', () => {
     await row.waitFor();
     await page.reload();
     await row.getByText(/2 recipients/).waitFor({ timeout: 20_000 });
+    // The list names the merge tag's field, not its syntax.
+    expect(await row.getByRole('link').innerText()).toBe('Spring news for ‹first name›');
     await check(page, 'broadcasts-list', 'desktop');
   }, 90_000);
 

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { Client } from 'pg';
+import { migrations } from '@herald/database';
 import { isolatedConfig, IsolatedConfig } from '@herald/testing';
 import { envOf, herald } from '../support/herald-process';
 
@@ -25,8 +27,49 @@ describe('herald CLI', () => {
     });
   });
 
-  it('migrates (nothing left to apply on a migrated schema)', async () => {
-    expect(await herald(env, 'migrate')).toEqual({ object: 'migrations', schema: isolated.config.DATABASE_SCHEMA, applied: [] });
+  it('migrates (nothing left to apply on a migrated schema), saying which database holds what', async () => {
+    expect(await herald({ ...env, HERALD_REGIONS: 'us-east-1,eu-west-1' }, 'migrate')).toEqual({
+      object: 'migrations',
+      schema: isolated.config.DATABASE_SCHEMA,
+      databases: [{ database: isolated.config.DATABASE_URL, holds: ['control', 'us-east-1', 'eu-west-1'], applied: [] }],
+    });
+  });
+
+  it("migrates each region's own database and the control database, each once", async () => {
+    const name = `herald_cli_eu_${process.pid}`;
+    const admin = new Client({ connectionString: isolated.config.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      const eu = new URL(isolated.config.DATABASE_URL);
+      eu.pathname = `/${name}`;
+      eu.password = 'secret';
+      const regional = { ...env, HERALD_REGIONS: 'us-east-1,eu-west-1', REGION_DATABASE_URLS: `eu-west-1=${eu.href}` };
+      const printedEu = eu.href.replace(':secret@', ':***@');
+      const first = await herald(regional, 'migrate');
+      expect(first.databases).toEqual([
+        { database: isolated.config.DATABASE_URL, holds: ['control', 'us-east-1'], applied: [] },
+        { database: printedEu, holds: ['eu-west-1'], applied: migrations.map((m) => m.name) },
+      ]);
+      const again = await herald(regional, 'migrate');
+      expect(again.databases.map((d: { applied: string[] }) => d.applied)).toEqual([[], []]);
+      // The whole schema in the region's database, in the same schema name.
+      const tables = await admin.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1`, [isolated.config.DATABASE_SCHEMA]);
+      const euClient = new Client({ connectionString: eu.href.replace(':secret@', '@') });
+      await euClient.connect();
+      const euTables = await euClient.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1`, [isolated.config.DATABASE_SCHEMA]);
+      await euClient.end();
+      expect(euTables.rows[0].n).toBe(tables.rows[0].n);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  it('refuses a region database for a region it does not serve', async () => {
+    const result = run({ ...env, HERALD_REGIONS: 'us-east-1', REGION_DATABASE_URLS: 'eu-west-1=postgres://x@127.0.0.1/y' }, 'migrate');
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('REGION_DATABASE_URLS: names a region that is not in HERALD_REGIONS');
   });
 
   it('creates a team and a key, and the key is shown once in the Herald format', async () => {

@@ -1,5 +1,7 @@
 import { Client } from 'pg';
+import { regionOfId } from '@herald/core';
 import { freeSharedPort, isolatedConfig, IsolatedConfig, MxSink, TestDnsServer } from '@herald/testing';
+import { DashboardClient } from '../support/dashboard-client';
 import { Boot, Running, startHeraldAll, waitFor } from '../support/herald-all';
 import { envOf, herald as heraldCli } from '../support/herald-process';
 
@@ -66,6 +68,28 @@ describe('herald all: a worker for every served region, no other region accepted
       expect(Object.keys(boot.roles).sort()).toEqual(['api', 'smtp', ...regional].sort());
     });
 
+    it("prints the dashboard's URL and a development user who signs in there, an owner of the development team", async () => {
+      expect(boot.dashboard_url).toBe(`${boot.api_url}/dashboard/`);
+      expect(boot.dashboard_user).toEqual({ email: expect.stringMatching(/^dev@/), password: expect.any(String) });
+      const page = await fetch(boot.dashboard_url);
+      expect({ status: page.status, type: page.headers.get('content-type') }).toEqual({ status: 200, type: expect.stringMatching(/^text\/html/) });
+      const client = await new DashboardClient(new URL(boot.dashboard_url).origin).start();
+      const { email, password } = boot.dashboard_user;
+      expect((await client.auth('/sign-in/email', { email, password: `${password}!` })).status).toBe(401);
+      const signedIn = await client.auth('/sign-in/email', { email, password });
+      expect({ status: signedIn.status, email: signedIn.body?.user?.email }).toEqual({ status: 200, email });
+      const me = await client.get('/dashboard/api/me');
+      // Their one team is the Development team, so the dashboard opens on it (its first team), not on an empty one.
+      expect(me.body.teams.map((t: { name: string; role: string }) => [t.name, t.role])).toEqual([['Development', 'owner']]);
+      const team = me.body.teams[0];
+      // The development team's own domain, the one the printed key sends from.
+      const domains = await client.get(`/dashboard/api/teams/${team.id}/domains`);
+      expect(domains.body.data.map((d: { name: string; status: string }) => [d.name, d.status])).toContainEqual([
+        expect.stringMatching(/^dev\./),
+        'verified',
+      ]);
+    });
+
     it("delivers an eu-west-1 domain's email to the recipient's MX", async () => {
       const created = await call('POST', '/domains', { name: 'eu.newcomer.test', region: 'eu-west-1' });
       expect({ status: created.status, region: created.body.region }).toEqual({ status: 200, region: 'eu-west-1' });
@@ -73,6 +97,8 @@ describe('herald all: a worker for every served region, no other region accepted
       await db.query(`UPDATE domains SET status = 'verified', verified_at = now() WHERE id = $1`, [created.body.id]);
       const sent = await call('POST', '/emails', { from: 'hello@eu.newcomer.test', to: 'jane@inbox.test', subject: 'From Europe', text: 'hi' });
       expect(sent.status).toBe(200);
+      // Its id names the region that holds it.
+      expect(regionOfId(sent.body.id, boot.regions)).toBe('eu-west-1');
       await sink.waitForMessages(1, 20_000);
       expect(sink.messages[0].recipients).toEqual(['jane@inbox.test']);
       expect(sink.messages[0].raw.toString()).toContain('Subject: From Europe');

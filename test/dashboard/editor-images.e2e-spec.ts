@@ -11,7 +11,8 @@ describe('broadcast editor images', () => {
   let teamA: string;
 
   beforeAll(async () => {
-    world = await DashboardWorld.start();
+    // The test's requests come from loopback, standing in for the proxy whose X-Forwarded-* the api believes.
+    world = await DashboardWorld.start({ API_TRUSTED_PROXIES: '127.0.0.0/8' });
     alice = await world.signedIn('alice@people.test', 'alice password 1', { team_name: 'Team A' });
     bob = await world.signedIn('bob@people.test', 'bob password 12', { team_name: 'Team B' });
     teamA = (await alice.get('/dashboard/api/me')).body.teams[0].id;

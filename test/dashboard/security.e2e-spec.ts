@@ -1,6 +1,13 @@
+import { request } from 'node:http';
+import { RedisService } from '@herald/redis';
+import type { DashboardClient } from '../support/dashboard-client';
 import { DashboardWorld } from '../support/dashboard-world';
 
-/** CSRF, the two authentications kept apart, and the sign-in rate limit. */
+/** The session cookie's value (`<token>.<signature>`, URL-encoded) and the session token in it. */
+const sessionCookie = (client: DashboardClient) => [...client.cookies].find(([name]) => name.endsWith('session_token'));
+const sessionToken = (client: DashboardClient) => decodeURIComponent(sessionCookie(client)?.[1] ?? '').split('.')[0];
+
+/** CSRF, the two authentications kept apart, sessions, and the sign-in rate limits. */
 describe('dashboard security', () => {
   let world: DashboardWorld;
 
@@ -82,6 +89,66 @@ describe('dashboard security', () => {
     expect((await other.auth('/sign-in/email', { email: 'keys@people.test', password: 'wrong' })).status).toBe(401);
   });
 
+  it('lists the sessions of two browsers, revokes the other one (401 there after), and gives a new session id at each sign-in', async () => {
+    const email = 'sessions@people.test';
+    const password = 'sessions password 1';
+    const laptop = await world.signedIn(email, password);
+    const first = sessionToken(laptop);
+    expect(first).toMatch(/^\w{20,}$/);
+    // Signed out and in again: another session id, and the old one opens nothing.
+    const old = [...laptop.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    expect((await laptop.auth('/sign-out')).status).toBe(200);
+    expect((await laptop.auth('/sign-in/email', { email, password })).status).toBe(200);
+    expect(sessionToken(laptop)).not.toBe(first);
+    expect((await fetch(`${world.url}/dashboard/api/me`, { headers: { cookie: old } })).status).toBe(401);
+
+    // A second browser that already carries a session cookie (here the laptop's: a fixed session) gets its own at sign-in.
+    const phone = await world.client();
+    const [name, value] = sessionCookie(laptop)!;
+    phone.cookies.set(name, value);
+    expect((await phone.auth('/sign-in/email', { email, password })).status).toBe(200);
+    expect(sessionToken(phone)).not.toBe(sessionToken(laptop));
+
+    const listed = await laptop.get('/dashboard/api/auth/list-sessions');
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((s: { token: string }) => s.token).sort()).toEqual([sessionToken(laptop), sessionToken(phone)].sort());
+    expect(listed.body[0]).toMatchObject({ ipAddress: expect.stringMatching(/127\.0\.0\.1/), expiresAt: expect.any(String) });
+    const revoked = await laptop.auth('/revoke-session', { token: sessionToken(phone) });
+    expect(revoked.status).toBe(200);
+    expect((await phone.get('/dashboard/api/me')).status).toBe(401);
+    expect((await laptop.get('/dashboard/api/me')).status).toBe(200);
+    expect((await laptop.get('/dashboard/api/auth/list-sessions')).body.map((s: { token: string }) => s.token)).toEqual([sessionToken(laptop)]);
+    const log = (await laptop.get('/dashboard/api/me/audit-log')).body.data.map((e: { action: string }) => e.action);
+    expect(log).toContain('session.revoked');
+  });
+
+  it('answers the 31st sign-in attempt from one address within a minute with 429 whatever the accounts, counted in Redis, X-Forwarded-For or not', async () => {
+    const email = 'roamer@people.test';
+    const password = 'the roamer password';
+    await world.signedIn(email, password);
+    const csrf = await world.client();
+    // The limit is on attempts, whatever they name (so the per-account limit is never what refuses)
+    // and however they end: three wrong passwords of three accounts, then malformed attempts,
+    // refused before any password is hashed (scrypt on a busy machine would set the pace).
+    for (let i = 1; i <= 30; i++) {
+      const guess = i <= 3;
+      const body = guess ? { email: `nobody-${i}@people.test`, password: 'a wrong password' } : { email: `not an address ${i}`, password: 'x' };
+      const attempt = await signInFrom(csrf, '127.0.0.31', body);
+      expect({ attempt: i, status: attempt.status }).toEqual({ attempt: i, status: guess ? 401 : 400 });
+    }
+    const refused = await signInFrom(csrf, '127.0.0.31', { email, password });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ statusCode: 429, name: 'rate_limit_exceeded' });
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    // The count is Redis's (shared by every api process), not a process's own fallback.
+    const redis = world.delivery.api.app.get(RedisService);
+    expect(Number(await redis.command((c) => c.get(redis.key('signin', 'address', '127.0.0.31'))))).toBe(31);
+    // A forged X-Forwarded-For neither frees the address nor puts the limit on another one.
+    expect((await signInFrom(csrf, '127.0.0.31', { email, password }, '198.51.100.7')).status).toBe(429);
+    expect((await signInFrom(csrf, '127.0.0.32', { email, password }, '127.0.0.31')).status).toBe(200);
+    expect((await signInFrom(csrf, '127.0.0.33', { email, password })).status).toBe(200);
+  });
+
   it('refuses a sign-up whose region is not one of HERALD_REGIONS, creating nobody', async () => {
     const client = await world.client();
     const refused = await client.auth('/sign-up/email', { email: 'mars@people.test', password: 'a long password', name: 'M', region: 'mars-1' });
@@ -107,3 +174,36 @@ describe('dashboard security', () => {
     expect((await anonymous.get('/dashboard/api/regions')).status).toBe(200);
   });
 });
+
+/** A sign-in sent from `address` (a loopback address of this machine: the socket's, which the limiter counts), with the CSRF pair of `csrf`. */
+function signInFrom(
+  csrf: DashboardClient,
+  address: string,
+  body: { email: string; password: string },
+  forwardedFor?: string,
+): Promise<{ status: number; body: any; retryAfter: string | undefined }> {
+  const json = JSON.stringify(body);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    origin: csrf.url,
+    cookie: [...csrf.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+    'x-csrf-token': csrf.cookies.get('herald_csrf')!,
+    ...(forwardedFor && { 'x-forwarded-for': forwardedFor }),
+  };
+  return new Promise((resolve, reject) => {
+    const sent = request(`${csrf.url}/dashboard/api/auth/sign-in/email`, { method: 'POST', headers, localAddress: address }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({
+          status: response.statusCode!,
+          body: text ? JSON.parse(text) : null,
+          retryAfter: response.headers['retry-after'] as string | undefined,
+        });
+      });
+    });
+    sent.on('error', reject);
+    sent.end(json);
+  });
+}

@@ -2,11 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { configSchema, loadConfig } from '@herald/config';
+import { isPinned, render } from './k8s-render';
 
 /**
- * The Kubernetes manifests in k8s/, checked offline: the rules on the base's own files, and each
- * overlay's settings merged over the base's as Herald would boot with them. (Rendering with
- * kustomize itself needs a kubectl the project cannot install from Debian; left out.)
+ * The Kubernetes manifests in k8s/, checked offline: the rules on the base's own files and on each
+ * overlay as `kubectl kustomize` renders it (Debian's kubernetes-client, or any newer kubectl),
+ * and each overlay's settings merged over the base's as Herald would boot with them. The region's
+ * NATS cluster has its own suite (k8s-nats.e2e-spec.ts).
  */
 const K8S = join(__dirname, '..', '..', 'k8s');
 const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'];
@@ -33,16 +35,17 @@ interface Container {
 interface Kustomization {
   namespace?: string;
   resources: string[];
+  bases?: string[];
   configMapGenerator?: { name: string; behavior?: string; literals?: string[] }[];
 }
 
 const readYaml = (file: string): K8sObject[] =>
   (loadAll(readFileSync(file, 'utf8')) as (K8sObject | null)[]).filter((d): d is K8sObject => d !== null);
 const readKustomization = (dir: string): Kustomization => load(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as Kustomization;
-const literals = (k: Kustomization): Record<string, string> =>
+const literals = (k: Kustomization, configMap = 'herald-config'): Record<string, string> =>
   Object.fromEntries(
     (k.configMapGenerator ?? [])
-      .filter((g) => g.name === 'herald-config')
+      .filter((g) => g.name === configMap)
       .flatMap((g) => g.literals ?? [])
       .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
   );
@@ -52,13 +55,6 @@ const overlayDirs = (): string[] =>
   readdirSync(join(K8S, 'overlays'), { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => d.name);
-
-/** A tag that names a release (x.y.z) or an immutable digest; never `latest` or no tag. */
-function isPinned(image: string): boolean {
-  if (/@sha256:[a-f0-9]{64}$/.test(image)) return true;
-  const tag = image.slice(image.lastIndexOf('/') + 1).split(':')[1];
-  return tag !== undefined && /^v?\d+\.\d+\.\d+([.-][0-9A-Za-z.-]+)?$/.test(tag);
-}
 
 const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
 const podSpecOf = (o: K8sObject) => o.spec.template.spec;
@@ -125,7 +121,8 @@ function checkRegion(objects: K8sObject[]): void {
   const api = services.find((s) => matches(s.spec.selector, byRole('api').spec.template.metadata.labels));
   expect(api?.spec.ports.map((p: { port: number }) => p.port)).toEqual([3000]);
   const smtpDeployment = byRole('smtp');
-  const smtp = services.find((s) => matches(s.spec.selector, smtpDeployment.spec.template.metadata.labels));
+  // The relay's Service (herald-bounce-mx selects the same pods for port 25 of its own address).
+  const smtp = services.find((s) => s.metadata.name === 'herald-smtp' && matches(s.spec.selector, smtpDeployment.spec.template.metadata.labels));
   expect(smtp?.spec.type).toBe('LoadBalancer');
   expect(smtp?.spec.ports.map((p: { port: number }) => p.port)).toEqual(SMTP_PORTS);
   for (const p of smtp?.spec.ports ?? []) expect(portNumber(containersOf(smtpDeployment)[0], p.targetPort)).toBe(p.port);
@@ -137,13 +134,14 @@ function checkRegion(objects: K8sObject[]): void {
 }
 
 describe('k8s manifests', () => {
-  it('pins every image the same way, and never to latest', () => {
+  it("pins every image, never to latest, and Herald's roles to one image", () => {
     expect(isPinned('ghcr.io/herald-email/herald:0.1.0')).toBe(true);
     expect(isPinned(`registry:5000/herald@sha256:${'a'.repeat(64)}`)).toBe(true);
     expect(isPinned('ghcr.io/herald-email/herald:latest')).toBe(false);
     expect(isPinned('registry:5000/herald')).toBe(false);
-    const images = new Set(baseObjects().flatMap((o) => (o.spec?.template ? containersOf(o).map((c) => c.image) : [])));
-    expect(images.size).toBe(1);
+    const containers = baseObjects().flatMap((o) => (o.spec?.template ? containersOf(o) : []));
+    expect(new Set(containers.filter((c) => c.name === 'herald').map((c) => c.image)).size).toBe(1);
+    for (const c of containers) expect({ image: c.image, pinned: isPinned(c.image) }).toEqual({ image: c.image, pinned: true });
     const kustomization = load(readFileSync(join(K8S, 'base', 'kustomization.yaml'), 'utf8')) as {
       images: { name: string; newTag?: string; digest?: string }[];
     };
@@ -154,7 +152,11 @@ describe('k8s manifests', () => {
     checkRegion(baseObjects());
   });
 
-  it('has one overlay per region, each setting its own region, namespace and NATS URL', () => {
+  it.each(REGIONS)('%s: the rendered overlay keeps the same rules', async (region) => {
+    checkRegion(await render(join(K8S, 'overlays', region)));
+  });
+
+  it("has one overlay per region, each setting its own region and namespace, and its NATS cluster's region", () => {
     const dirs = overlayDirs();
     expect([...dirs].sort()).toEqual([...REGIONS].sort());
     const base = literals(readKustomization(join(K8S, 'base')));
@@ -170,9 +172,12 @@ describe('k8s manifests', () => {
         region: dir,
         namespace: `herald-${dir}`,
       });
-      expect(overlay.resources).toContain('../../base');
-      expect(overlay.configMapGenerator?.find((g) => g.name === 'herald-config')?.behavior).toBe('merge');
-      expect(settings.NATS_URL).toContain(dir);
+      // kustomize 2.0 (Debian's kubectl) reads a directory only under `bases:`.
+      expect(overlay.bases).toEqual(['../../base']);
+      for (const name of ['herald-config', 'nats-config']) expect(overlay.configMapGenerator?.find((g) => g.name === name)?.behavior).toBe('merge');
+      expect(literals(overlay, 'nats-config')).toEqual({ REGION: dir });
+      // The region's own NATS cluster, the `nats` Service of the namespace (k8s-nats.e2e-spec.ts follows it there).
+      expect({ ...base, ...settings }.NATS_URL).toBe('nats://nats:4222');
       seen.add(settings.HERALD_REGION);
       // The merged ConfigMap, plus the Secret's keys (herald-secrets), is a configuration Herald boots with.
       const config = loadConfig({

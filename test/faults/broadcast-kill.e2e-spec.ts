@@ -43,7 +43,7 @@ describe('fault: kill -9 the api in the middle of a broadcast fan-out', () => {
     (await world.db.query<{ status: string; recipients: number }>(`SELECT status, recipients FROM broadcasts WHERE id = $1`, [id])).rows[0]!;
 
   it('still sends each contact exactly one email', async () => {
-    const team = await world.team();
+    const team = await world.team({ plan: 'pro-50k' });
     const audience = new TestAudience(team.resend);
     const segmentId = await audience.segment();
     await audience.contacts(

@@ -1,32 +1,50 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { startPrivateStack, type MxSink, type PrivateStack } from '@herald/testing';
 import { printLedger, settleLedger } from '../support/fault-ledger';
 import { sendAll } from '../support/fault-load';
 import { FaultWorld, type FaultTeam } from '../support/fault-world';
 import { waitUntil } from '../support/worker-process';
+import { disturbedBy, driftOf, latencyWindows, memoryGrowth, rssMiB, type Injection, type RoleSample } from './soak-report';
 
 /**
  * Scenario 20, the soak: `npm run soak` (not part of `npm test`). Herald's api, worker and
  * webhooks roles on a private stack take a keyed open-loop load at 60% of the delivery capacity
  * measured at its start, for SOAK_MINUTES (30), while a fault from scenarios 1–16 is injected at
  * random every SOAK_FAULT_EVERY_S (120 s) and healed. At the end it prints the ledger, the p99
- * accept-to-delivered of each 5-minute window (by when the email was accepted) and the resident
- * memory of every role process at its start and end; it fails on any loss, any duplicate beyond
- * what the faults may cost, any webhook event missing or twice, a p99 drift over 2×, or a role
+ * accept-to-delivered of each 5-minute window (by when the email was accepted; over the steady
+ * state, emails accepted outside a fault and its recovery; over those delivered at their first
+ * attempt; over every email) and the resident memory of every role process at its start and end;
+ * it fails on any loss, any duplicate beyond what the faults may cost, any webhook event missing
+ * or twice, a drift of the steady state's p99 over 2×, or a role
  * process that lived 10 minutes growing by more than 10%.
  */
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const FAULT_EVERY_MS = Number(process.env.SOAK_FAULT_EVERY_S ?? 120) * 1000;
 const LOAD_SHARE = Number(process.env.SOAK_LOAD_SHARE ?? 0.6);
 const WINDOW_MS = Number(process.env.SOAK_WINDOW_MINUTES ?? 5) * 60_000;
+/** Only the faults whose names contain one of these (comma-separated), to chase one fault's effect. */
+const ONLY_FAULTS = process.env.SOAK_FAULTS?.split(',').map((part) => part.trim());
 /** Clients sending at once at most: past it, the open loop counts the sends it could not start. */
 const MAX_IN_FLIGHT = 64;
 /** How long a process lives before its memory counts as warmed up, and how long it must live to be judged. */
 const WARM_MS = 2 * 60_000;
 const JUDGED_LIFETIME_MS = 10 * 60_000;
 
-jest.setTimeout((MINUTES + 15) * 60_000);
+/** After the mail settles, how long the webhook backlog may take to drain, and how long it may stop shrinking before the wait gives up. */
+const WEBHOOK_DRAIN_MAX_MS = 10 * 60_000;
+const WEBHOOK_DRAIN_STALL_MS = 60_000;
+/**
+ * The webhooks role's retry delays (seconds): 91 s in all, so a message first tried during the
+ * receiver's 20 s of 503s still has attempts left when it answers again (the fault worlds' 7 s
+ * schedule fails it, which a backlog hid while the endpoint got 4 requests at a time), and no gap
+ * is as long as the drain's stall window.
+ */
+const WEBHOOK_RETRY_SCHEDULE = '0,1,2,4,8,16,30,30';
+/** The steady state the drift is judged over leaves out emails accepted this long before a fault, and this long after its heal (the catch-up). */
+const STEADY_BEFORE_MS = 10_000;
+const STEADY_AFTER_MS = 60_000;
+
+jest.setTimeout((MINUTES + 25) * 60_000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,26 +55,38 @@ interface Send {
   acceptedAt?: number;
 }
 
-interface RoleSample {
-  role: string;
-  pid: number;
-  startedAt: number;
-  samples: { at: number; rssMiB: number }[];
-}
-
-function rssMiB(pid: number): number | null {
-  try {
-    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return kb ? Math.round(Number(kb[1]) / 1024) : null;
-  } catch {
-    return null;
+/**
+ * Waits while the team's webhook messages still to deliver (pending or attempting) drain: until
+ * none is left, the count has not shrunk for WEBHOOK_DRAIN_STALL_MS, or WEBHOOK_DRAIN_MAX_MS have
+ * passed; prints the count every 10 s.
+ */
+async function drainWebhookBacklog(world: FaultWorld, teamId: string): Promise<void> {
+  const backlog = async () =>
+    (
+      await world.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_messages WHERE team_id = $1 AND status IN ('pending', 'attempting')`,
+        [teamId],
+      )
+    ).rows[0].n;
+  const started = Date.now();
+  let least = await backlog();
+  let shrunkAt = started;
+  let printedAt = 0;
+  for (;;) {
+    const left = await backlog();
+    const now = Date.now();
+    if (left < least) [least, shrunkAt] = [left, now];
+    if (now - printedAt >= 10_000 || left === 0) {
+      console.log(`webhook backlog after the mail settled: ${left} messages to deliver (${Math.round((now - started) / 1000)} s)`);
+      printedAt = now;
+    }
+    if (left === 0) return;
+    if (now - shrunkAt > WEBHOOK_DRAIN_STALL_MS || now - started > WEBHOOK_DRAIN_MAX_MS) {
+      console.log(`webhook backlog stopped draining at ${left} (not shrinking for ${Math.round((now - shrunkAt) / 1000)} s)`);
+      return;
+    }
+    await sleep(1_000);
   }
-}
-
-function p99(values: number[]): number {
-  if (!values.length) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
 }
 
 describe('soak (scenario 20): keyed load at 60% of capacity with random faults', () => {
@@ -76,7 +106,7 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     const domains = ['a.soak.test', 'b.soak.test', 'c.soak.test'];
     const sinks: MxSink[] = [];
     for (const domain of domains) sinks.push(await world.sink(domain));
-    const started = await Promise.all([world.team('soak'), world.api(), world.worker(), world.webhooks()]);
+    const started = await Promise.all([world.team('soak'), world.api(), world.worker(), world.webhooks({ WEBHOOK_RETRY_SCHEDULE })]);
     const team: FaultTeam = started[0];
     const roles: Record<'api' | 'worker' | 'webhooks', { pid: number; stop(signal?: NodeJS.Signals): Promise<unknown> }> = {
       api: { pid: started[1].child.pid!, stop: (s) => started[1].stop(s) },
@@ -86,12 +116,14 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     const memory: RoleSample[] = [];
     const track = (role: string, pid: number) => memory.push({ role, pid, startedAt: Date.now(), samples: [] });
     for (const [role, process] of Object.entries(roles)) track(role, process.pid);
-    const receivedAt = (address: string) => {
-      for (const sink of sinks) {
-        const message = sink.messages.find((m) => m.recipients.includes(address));
-        if (message) return message.receivedAt;
-      }
-      return null;
+    /** When each address first reached a sink, indexed once: a scan of every sink per send was quadratic, and 30 minutes of sends never finished counting. */
+    const arrivals = () => {
+      const first = new Map<string, number>();
+      for (const sink of sinks)
+        for (const message of sink.messages)
+          for (const address of message.recipients)
+            if (!first.has(address) || first.get(address)! > message.receivedAt) first.set(address, message.receivedAt);
+      return first;
     };
 
     // Capacity: a burst through the batch API, timed until the sinks have it all.
@@ -206,16 +238,18 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
         webhookWindows.push([killedAt - 5_000, Date.now()]);
       },
     };
-    const injected: { at: number; fault: string }[] = [];
+    const injected: Injection[] = [];
     const loadStart = Date.now();
     const end = loadStart + MINUTES * 60_000;
     while (Date.now() + FAULT_EVERY_MS / 2 < end) {
       await sleep(Math.min(FAULT_EVERY_MS * (0.5 + Math.random()), Math.max(0, end - Date.now())));
       if (Date.now() >= end) break;
-      const names = Object.keys(faults);
+      const names = Object.keys(faults).filter((name) => !ONLY_FAULTS || ONLY_FAULTS.some((part) => name.includes(part)));
       const fault = names[Math.floor(Math.random() * names.length)];
-      injected.push({ at: Math.round((Date.now() - loadStart) / 1000), fault });
+      const injection: Injection = { at: Math.round((Date.now() - loadStart) / 1000), fault };
+      injected.push(injection);
       await faults[fault]();
+      injection.healedAt = Math.round((Date.now() - loadStart) / 1000);
     }
     await sleep(Math.max(0, end - Date.now()));
     running = false;
@@ -224,34 +258,36 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     clearInterval(sampler);
 
     const accepted = new Map<string, string[]>([...burstAccepted, ...sends.filter((s) => s.id).map((s) => [s.id!, [s.to]] as [string, string[]])]);
-    const ledger = await settleLedger({ db: world.db, accepted, sinks, webhooks: { receiver: world.receiver, teamId: team.id } }, 180_000);
-
-    const windows = new Map<number, number[]>();
-    for (const s of sends) {
-      const at = s.acceptedAt && receivedAt(s.to);
-      if (!s.acceptedAt || !at) continue;
-      const window = Math.floor((s.acceptedAt - loadStart) / WINDOW_MS);
-      windows.set(window, [...(windows.get(window) ?? []), Math.max(0, at - s.acceptedAt)]);
+    const ledgerInput = { db: world.db, accepted, sinks, webhooks: { receiver: world.receiver, teamId: team.id } };
+    let ledger = await settleLedger(ledgerInput, 180_000);
+    if (ledger.webhookMissing > 0) {
+      // The mail has settled; webhook events may still be queued behind the endpoint's pace.
+      await drainWebhookBacklog(world, team.id);
+      ledger = await settleLedger(ledgerInput, 30_000);
     }
-    const p99s = [...windows.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([window, latencies]) => ({ window, emails: latencies.length, p99Ms: p99(latencies) }));
+
+    // Every window pays for the faults that landed in it (a worker cut from NATS for 5 s is 5 s of
+    // p99; an MX fault's deferred emails wait out the retry schedule), so a ratio of windows over
+    // every email measures where the random faults landed. The drift judged is over the steady
+    // state the faults leave: the emails accepted neither during a fault (from STEADY_BEFORE_MS
+    // before it) nor while the system catches up after its heal (STEADY_AFTER_MS): what degrades
+    // with time if anything leaks, bloats or queues up. Every email's and the first-attempt ones'
+    // p99 are printed beside it.
+    const disturbed = disturbedBy(injected, loadStart, STEADY_BEFORE_MS, STEADY_AFTER_MS, MINUTES * 60);
+    const retried = new Set(
+      (
+        await world.db.query<{ email_id: string }>(
+          `SELECT DISTINCT email_id FROM email_recipients WHERE email_id = ANY($1::uuid[]) AND attempts > 1`,
+          [sends.filter((s) => s.id).map((s) => s.id!)],
+        )
+      ).rows.map((r) => r.email_id),
+    );
+    const p99s = latencyWindows(sends, arrivals(), { loadStart, windowMs: WINDOW_MS, retried, disturbed });
     const full = p99s.filter((w) => (w.window + 1) * WINDOW_MS <= MINUTES * 60_000);
-    const drift = full.length ? Math.max(...full.map((w) => w.p99Ms)) / Math.max(1, Math.min(...full.map((w) => w.p99Ms))) : NaN;
-    const memoryRows = memory.map((m) => {
-      const warm = m.samples.find((s) => s.at - m.startedAt >= WARM_MS);
-      const last = m.samples[m.samples.length - 1];
-      const lived = (last?.at ?? m.startedAt) - m.startedAt;
-      return {
-        role: m.role,
-        pid: m.pid,
-        livedMin: Math.round(lived / 6_000) / 10,
-        startMiB: m.samples[0]?.rssMiB ?? null,
-        warmMiB: warm?.rssMiB ?? null,
-        endMiB: last?.rssMiB ?? null,
-        growth: warm && last && lived >= JUDGED_LIFETIME_MS ? Math.round(((last.rssMiB - warm.rssMiB) / warm.rssMiB) * 1000) / 10 : null,
-      };
-    });
+    const drift = driftOf(full.map((w) => w.steadyP99Ms));
+    const driftFirst = driftOf(full.map((w) => w.firstP99Ms));
+    const driftAll = driftOf(full.map((w) => w.p99Ms));
+    const memoryRows = memoryGrowth(memory, WARM_MS, JUDGED_LIFETIME_MS);
 
     printLedger(
       `20 soak: ${MINUTES} min at ${rate} emails/s (${LOAD_SHARE * 100}% of a measured ${Math.round(capacity)}/s), ${sends.length} keyed sends (${notStarted} not started: ${MAX_IN_FLIGHT} in flight), answers ${JSON.stringify(statuses)}; faults ${JSON.stringify(injected)}`,
@@ -260,8 +296,12 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     );
     console.log(
       [
-        `p99 accept→delivered by ${WINDOW_MS / 60_000}-minute window (drift ${drift.toFixed(2)}×):`,
-        ...p99s.map((w) => `  window ${w.window}: ${w.emails} emails, p99 ${w.p99Ms} ms`),
+        `p99 accept→delivered by ${WINDOW_MS / 60_000}-minute window: drift ${drift.toFixed(2)}× over the steady state (judged: emails accepted outside a fault and its recovery), ` +
+          `${driftFirst.toFixed(2)}× over first-attempt deliveries, ${driftAll.toFixed(2)}× over every email:`,
+        ...p99s.map(
+          (w) =>
+            `  window ${w.window}: steady ${w.steady} emails, p99 ${w.steadyP99Ms} ms; first attempt ${w.firstAttempt}, p99 ${w.firstP99Ms} ms; every email ${w.emails}, p99 ${w.p99Ms} ms`,
+        ),
         'resident memory (MiB) per role process: start / warm (after 2 min) / end, growth from warm:',
         ...memoryRows.map(
           (m) =>
@@ -270,6 +310,21 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
       ].join('\n'),
     );
 
+    if (ledger.details.webhookMissing.length) {
+      // Where the missing events stopped: never published to the stream, or published and never made into webhook messages, or made and not delivered.
+      const ids = (ledger.details.webhookMissing as { id: string }[]).map((e) => e.id);
+      const published = await world.db.query(
+        `SELECT published_at IS NOT NULL AS published, count(*)::int AS n FROM email_events WHERE id = ANY($1::uuid[]) GROUP BY 1`,
+        [ids],
+      );
+      const messages = await world.db.query(`SELECT status, count(*)::int AS n FROM webhook_messages WHERE event_id = ANY($1::text[]) GROUP BY 1`, [
+        ids,
+      ]);
+      const hooks = await world.db.query(`SELECT status, disabled_reason FROM webhooks WHERE team_id = $1`, [team.id]);
+      console.log(
+        `missing webhook events: outbox ${JSON.stringify(published.rows)}, webhook messages ${JSON.stringify(messages.rows)}, webhooks ${JSON.stringify(hooks.rows)}`,
+      );
+    }
     const webhookMayRepeat = world.receiver.at(`/${team.id}`).filter((d) => webhookWindows.some(([from, to]) => d.at >= from && d.at <= to)).length;
     console.log(`webhook events sent again: ${ledger.webhookDuplicates} (bound ${webhookMayRepeat}: deliveries taken around a Postgres kill)`);
     expect(ledger.details.lost).toEqual([]);

@@ -54,6 +54,8 @@ describe('SMTP relay: clients → relay → worker → recipient MX', () => {
     expect(id).toBeDefined();
     const { body } = await call(world.api.url, team.token, 'GET', `/emails/${id}`);
     expect(body).toMatchObject({ id, subject: `Hi over ${mode}`, to: [`a-${mode}@inbox.test`] });
+    // The relay stores the message as sent; its text body is parsed from the MIME when it is read.
+    expect(body.text).toMatch(/^Hello\s*$/);
     await world.waitForEvent(id!, 'email.delivered');
     expect(sink.messages.map((m) => m.recipients)).toEqual([[`a-${mode}@inbox.test`]]);
   });

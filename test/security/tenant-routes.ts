@@ -34,6 +34,8 @@ export type Outcome = 'not_found' | 'own' | { status: number; name: string };
 export interface Probe {
   path: string;
   body?: unknown;
+  /** A multipart form instead of a JSON body (the contacts import). */
+  form?: Record<string, string>;
   full: Outcome;
 }
 
@@ -127,8 +129,6 @@ export const ROWS: Record<string, (a: Resources, b: Resources) => Probe[]> = {
   'get /contact-properties/{id}': (a) => [{ path: `/contact-properties/${a.propertyId}`, full: 'not_found' }],
   'patch /contact-properties/{id}': (a) => [{ path: `/contact-properties/${a.propertyId}`, body: { fallback_value: 'taken' }, full: 'not_found' }],
   'delete /contact-properties/{id}': (a) => [{ path: `/contact-properties/${a.propertyId}`, full: 'not_found' }],
-  // Not in the document (the older SDKs' /audiences, segments by their former name; the multipart
-  // import), so listed here by hand, and the router check below knows them.
   'post /audiences': () => [{ path: '/audiences', body: { name: 'Theirs' }, full: 'own' }],
   'get /audiences': () => [{ path: '/audiences', full: 'own' }],
   'get /audiences/{id}': (a) => [{ path: `/audiences/${a.segmentId}`, full: 'not_found' }],
@@ -138,6 +138,13 @@ export const ROWS: Record<string, (a: Resources, b: Resources) => Probe[]> = {
   'get /audiences/{id}/contacts/{idOrEmail}': (a, b) => audienceContact(a, b),
   'patch /audiences/{id}/contacts/{idOrEmail}': (a, b) => audienceContact(a, b, { first_name: 'Taken' }),
   'delete /audiences/{id}/contacts/{idOrEmail}': (a, b) => audienceContact(a, b),
+  'post /contacts/imports': (a) => [
+    {
+      path: '/contacts/imports',
+      form: { file: 'email\ntheirs@people.example\n', segments: JSON.stringify([{ id: a.segmentId }]) },
+      full: segmentUnknown,
+    },
+  ],
   'get /contacts/imports': () => [{ path: '/contacts/imports', full: 'own' }],
   'get /contacts/imports/{id}': (a) => [{ path: `/contacts/imports/${a.importId}`, full: 'not_found' }],
   'post /broadcasts': (a, b) => [
@@ -150,6 +157,11 @@ export const ROWS: Record<string, (a: Resources, b: Resources) => Probe[]> = {
   'post /broadcasts/{id}/send': (a) => [{ path: `/broadcasts/${a.broadcastId}/send`, full: 'not_found' }],
   'post /broadcasts/{id}/cancel': (a) => [{ path: `/broadcasts/${a.broadcastId}/cancel`, full: 'not_found' }],
   'post /broadcasts/{id}/duplicate': (a) => [{ path: `/broadcasts/${a.broadcastId}/duplicate`, full: 'not_found' }],
+  'get /broadcasts/{id}/recipients': (a) => [
+    { path: `/broadcasts/${a.broadcastId}/recipients?type=delivered`, full: 'not_found' },
+    { path: `/broadcasts/${a.broadcastId}/recipients?type=unsubscribed&email=${encodeURIComponent(a.contactEmail)}`, full: 'not_found' },
+  ],
+  'get /broadcasts/{id}/clicked-links': (a) => [{ path: `/broadcasts/${a.broadcastId}/clicked-links`, full: 'not_found' }],
   'get /stats': (a) => [
     { path: '/stats', full: 'own' },
     { path: `/stats?domain_id=${a.team.domainId}`, full: 'not_found' },
@@ -185,9 +197,10 @@ export const audienceContact = (a: Resources, b: Resources, body?: unknown): Pro
   { path: `/audiences/${b.segmentId}/contacts/${a.contactId}`, body, full: 'not_found' },
 ];
 
-/** Routes the REST API serves outside the OpenAPI document, each with a row above. */
-export const UNDOCUMENTED = Object.keys(ROWS).filter((route) => / \/(audiences|contacts\/imports|broadcasts)/.test(route));
-/** Routes anyone may call without a key: their token or id is the capability (a recipient's unsubscribe link, an email's image). */
+/**
+ * Routes anyone may call without a key: their token or id is the capability. The unsubscribe link
+ * is in the document (security: none); an email's images are not (files fetched by mail clients).
+ */
 export const PUBLIC_ROUTES = ['get /images/{id}', 'get /unsubscribe/{token}', 'post /unsubscribe/{token}'];
 export const segmentUnknown: Outcome = { status: 422, name: 'validation_error' };
 

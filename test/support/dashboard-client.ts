@@ -1,7 +1,8 @@
 /**
  * A browser stand-in for the dashboard API: a cookie jar (what the server sets is sent back on
  * later requests, as a browser on the dashboard's origin would), the Origin header a browser
- * sends, and the CSRF double submit (the `herald_csrf` cookie echoed in X-CSRF-Token).
+ * sends, and the CSRF double submit (the `herald_csrf` cookie echoed in X-CSRF-Token). A body is
+ * sent as JSON, or as multipart/form-data when it is a FormData.
  */
 export interface DashboardResponse {
   status: number;
@@ -20,13 +21,14 @@ export class DashboardClient {
   async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<DashboardResponse> {
     const all: Record<string, string> = { origin: this.url, ...headers };
     if (this.cookies.size) all['cookie'] = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (body !== undefined) all['content-type'] = 'application/json';
+    const form = body instanceof FormData;
+    if (body !== undefined && !form) all['content-type'] = 'application/json';
     if (this.csrf && method !== 'GET' && this.cookies.has('herald_csrf') && !('x-csrf-token' in headers))
       all['x-csrf-token'] = this.cookies.get('herald_csrf')!;
     const response = await fetch(`${this.url}${path}`, {
       method,
       headers: all,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
       redirect: 'manual',
     });
     const setCookies = response.headers.getSetCookie();

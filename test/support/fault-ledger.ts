@@ -3,7 +3,15 @@ import type { WebhookReceiver } from '../webhooks/webhook-receiver';
 import { waitUntil } from './worker-process';
 
 const FINAL = ['delivered', 'bounced', 'failed', 'suppressed'] as const;
-const EMAIL_EVENTS = ['email.sent', 'email.delivered', 'email.bounced', 'email.failed', 'email.suppressed', 'email.delivery_delayed'];
+const EMAIL_EVENTS = [
+  'email.sent',
+  'email.delivered',
+  'email.bounced',
+  'email.failed',
+  'email.suppressed',
+  'email.delivery_delayed',
+  'email.complained',
+];
 
 /** What a sink took in: smtp-server sinks and scripted MXs alike. */
 interface Received {

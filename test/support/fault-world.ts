@@ -1,6 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { HeraldConfig } from '@herald/config';
 import {
@@ -19,13 +17,12 @@ import { request, type Reply } from './fault-http';
 import { freePort, herald, startApiProcess, type ApiProcess } from './herald-process';
 import { startWorkerProcess, waitUntil, workerEnv, type WorkerProcess } from './worker-process';
 
-const BIN = join(__dirname, '..', '..', 'bin', 'herald.js');
 /** How long a role may take to start: the machine is shared, and a scenario starts three at once. */
 const READY_TIMEOUT_MS = 60_000;
 const SINK_HOSTS = Array.from({ length: 12 }, (_, i) => `127.0.0.${i + 40}`);
 export { request, type Reply } from './fault-http';
 
-export const FAULT_ROLES = ['api', 'worker', 'webhooks'] as const;
+export const FAULT_ROLES = ['api', 'worker', 'webhooks', 'smtp', 'metrics'] as const;
 export type FaultRole = (typeof FAULT_ROLES)[number];
 export type FaultService = 'postgres' | 'redis' | 'nats';
 
@@ -51,6 +48,7 @@ export interface FaultTeam {
   id: string;
   token: string;
   from: string;
+  domainId: string;
 }
 
 /** A role started as a child process: `herald webhooks` (api and worker have their own starters). */
@@ -149,7 +147,12 @@ export class FaultWorld {
   }
 
   async webhooks(extra: Record<string, string> = {}): Promise<RoleProcess> {
-    const role = await startOpsRole('webhooks', this.env('webhooks', extra));
+    return this.role('webhooks', extra);
+  }
+
+  /** A role without HTTP (`herald webhooks`, `smtp`, `metrics`), ready once its ops port says so. */
+  async role(name: Exclude<FaultRole, 'api'>, extra: Record<string, string> = {}, options: { openFiles?: number } = {}): Promise<WorkerProcess> {
+    const role = await startWorkerProcess(this.env(name, extra), { role: name, readyTimeoutMs: READY_TIMEOUT_MS, ...options });
     this.roles.push(role);
     return role;
   }
@@ -177,10 +180,18 @@ export class FaultWorld {
     const created = await this.call(token, 'POST', '/domains', { name: domain });
     if (created.status !== 200) throw new Error(`POST /domains: ${created.status} ${JSON.stringify(created.body)}`);
     await this.db.query(`UPDATE domains SET status = 'verified', verified_at = now() WHERE id = $1`, [created.body.id]);
-    const events = ['email.sent', 'email.delivered', 'email.bounced', 'email.failed', 'email.suppressed', 'email.delivery_delayed'];
+    const events = [
+      'email.sent',
+      'email.delivered',
+      'email.bounced',
+      'email.failed',
+      'email.suppressed',
+      'email.delivery_delayed',
+      'email.complained',
+    ];
     const hook = await this.call(token, 'POST', '/webhooks', { endpoint: this.receiver.url(`/${team.id}`), events });
     if (hook.status !== 200 && hook.status !== 201) throw new Error(`POST /webhooks: ${hook.status} ${JSON.stringify(hook.body)}`);
-    return { id: team.id, token, from: `hello@${domain}` };
+    return { id: team.id, token, from: `hello@${domain}`, domainId: created.body.id };
   }
 
   /** The usual start of a scenario: api, worker and webhooks roles (with `extra` settings) and a team, side by side. */
@@ -258,34 +269,4 @@ async function connectDb(stack: PrivateStack, schema: string): Promise<Client> {
   await db.connect();
   await db.query(`SET search_path TO "${schema}"`);
   return db;
-}
-
-/** A role without HTTP (`herald webhooks`) as a child process, ready once its ops port says so. */
-async function startOpsRole(role: 'webhooks', env: NodeJS.ProcessEnv): Promise<RoleProcess> {
-  const opsPort = await freePort();
-  const child = spawn(process.execPath, [BIN, role], { env: { ...env, OPS_PORT: String(opsPort) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    return exited;
-  };
-  const ready = waitUntil(
-    `herald ${role} ready`,
-    async () => {
-      if (child.exitCode !== null) throw new Error(`herald ${role} exited early: ${stderr}`);
-      return fetch(`http://127.0.0.1:${opsPort}/health/ready`).then(
-        (r) => r.ok,
-        () => false,
-      );
-    },
-    READY_TIMEOUT_MS,
-    100,
-  );
-  await ready.catch(async (error) => {
-    await stop('SIGKILL');
-    throw error;
-  });
-  return { child, exited, stderr: () => stderr, stop };
 }

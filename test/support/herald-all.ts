@@ -8,6 +8,9 @@ const BIN = join(__dirname, '..', '..', 'bin', 'herald.js');
 export interface Boot {
   api_url: string;
   api_key: string;
+  dashboard_url: string;
+  /** The development user `npm start` prints for the dashboard's sign-in. */
+  dashboard_user: { email: string; password: string };
   regions: string[];
   roles: Record<string, string>;
 }

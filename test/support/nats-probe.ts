@@ -1,7 +1,7 @@
 import { jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { HeraldConfig } from '@herald/config';
-import { eventsStreamName, HeraldEvent, sendStreamName } from '@herald/bus';
+import { eventsStreamName, HeraldEvent, parseEvents, sendStreamName } from '@herald/bus';
 
 /** Reads the send and events streams the way an operator would, to check what the API published. */
 export class NatsProbe {
@@ -28,14 +28,14 @@ export class NatsProbe {
     return ids;
   }
 
-  /** The events on a region's events stream, in stream order, with their subjects. */
+  /** The events on a region's events stream, in stream order (a message of several, in its order), with their subjects. */
   async events(region: string): Promise<(HeraldEvent & { subject: string })[]> {
     const stream = eventsStreamName(this.config.NATS_NAMESPACE, region);
     const info = await this.jsm.streams.info(stream);
     const events: (HeraldEvent & { subject: string })[] = [];
     for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
       const msg = await this.jsm.streams.getMessage(stream, { seq }).catch(() => null);
-      if (msg) events.push({ ...(msg.json() as HeraldEvent), subject: msg.subject });
+      if (msg) events.push(...parseEvents(msg.json()).map((event) => ({ ...event, subject: msg.subject })));
     }
     return events;
   }

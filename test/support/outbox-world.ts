@@ -18,8 +18,11 @@ export interface OutboxWorld {
   close(): Promise<void>;
 }
 
-export async function startOutboxWorld(imports: NonNullable<ModuleMetadata['imports']>): Promise<OutboxWorld> {
-  const isolated = await isolatedConfig();
+export async function startOutboxWorld(
+  imports: NonNullable<ModuleMetadata['imports']>,
+  overrides: Record<string, string> = {},
+): Promise<OutboxWorld> {
+  const isolated = await isolatedConfig(overrides);
   const moduleRef = await Test.createTestingModule({
     imports: [ConfigModule.forRoot(isolated.config), DatabaseModule, BusModule, ...imports],
   }).compile();

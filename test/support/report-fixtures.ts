@@ -74,7 +74,7 @@ export const postfixDsn = (returnPath: string): Buffer =>
   ]);
 
 /** A feedback-loop complaint (RFC 5965) with the whole original message attached. */
-export const arfComplaint = (returnPath: string): Buffer =>
+export const arfComplaint = (returnPath: string, recipient = 'Jane@Example.test'): Buffer =>
   crlf([
     'From: Feedback Loop <fbl@isp.test>',
     `To: ${returnPath}`,
@@ -97,7 +97,7 @@ export const arfComplaint = (returnPath: string): Buffer =>
     'User-Agent: SomeGenerator/1.0',
     'Version: 1',
     `Original-Mail-From: <${returnPath}>`,
-    'Original-Rcpt-To: <Jane@Example.test>',
+    `Original-Rcpt-To: <${recipient}>`,
     'Arrival-Date: Sun, 01 Mar 2026 10:00:02 +0000',
     'Source-IP: 192.0.2.1',
     '',
@@ -107,7 +107,7 @@ export const arfComplaint = (returnPath: string): Buffer =>
     '',
     `Return-Path: <${returnPath}>`,
     'From: Acme <hi@acme.test>',
-    'To: "Jane Doe" <Jane@Example.test>',
+    `To: "Jane Doe" <${recipient}>`,
     'Subject: Your report',
     `Message-ID: ${ORIGINAL_MESSAGE_ID}`,
     'Date: Sun, 01 Mar 2026 10:00:00 +0000',
@@ -133,3 +133,38 @@ export const autoReply = (returnPath: string): Buffer =>
     'I am away until Monday.',
     '',
   ]);
+
+/** A bare ARF complaint (RFC 5965) about `recipient`, sent back to the VERP return path `verp`. */
+export function complaintAbout(verp: string, recipient: string): Buffer {
+  return Buffer.from(
+    [
+      `From: fbl@isp.test`,
+      `To: ${verp}`,
+      `Subject: complaint`,
+      `MIME-Version: 1.0`,
+      `Content-Type: multipart/report; report-type=feedback-report; boundary="b2"`,
+      ``,
+      `--b2`,
+      `Content-Type: text/plain`,
+      ``,
+      `A user marked this as spam.`,
+      `--b2`,
+      `Content-Type: message/feedback-report`,
+      ``,
+      `Feedback-Type: abuse`,
+      `User-Agent: isp-fbl/1.0`,
+      `Version: 1`,
+      `Original-Rcpt-To: ${recipient}`,
+      ``,
+      `--b2`,
+      `Content-Type: text/rfc822-headers`,
+      ``,
+      `From: hello@acme.test`,
+      `To: ${recipient}`,
+      `Subject: Hello`,
+      ``,
+      `--b2--`,
+      ``,
+    ].join('\r\n'),
+  );
+}

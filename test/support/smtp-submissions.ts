@@ -7,6 +7,7 @@ import { CONFIG, pick } from '@herald/config';
 import { SendingDomains } from '@herald/domains';
 import { SendService } from '@herald/emails';
 import { RateLimiter } from '@herald/limits';
+import { EmailStore } from '@herald/messages';
 import { RuntimeModule } from '@herald/runtime';
 import { SMTP_CONFIG, SmtpSubmissionModule, SmtpSubmissions, type SmtpReply, type SmtpSubmissionPort, type SubmissionResult } from '@herald/smtp';
 import { SuppressionCache } from '@herald/suppressions';
@@ -26,6 +27,7 @@ export function smtpSubmissionsOf(app: INestApplicationContext): SmtpSubmissionP
     app.get(SuppressionCache),
     app.get(SendingDomains),
     app.get(SendService),
+    app.get(EmailStore),
   );
 }
 

@@ -37,19 +37,26 @@ export interface WorkerProcess {
   stop(signal?: NodeJS.Signals): Promise<[number | null, NodeJS.Signals | null]>;
 }
 
+export type OpsRole = 'worker' | 'metrics' | 'webhooks' | 'smtp';
+
 /**
- * `node bin/herald.js worker` (or `metrics`, another role on an ops port) as a real child process.
- * With `waitReady` (default) it resolves once
- * the ops port answers /health/ready; without, as soon as it is spawned (the caller watches the
- * sinks instead, so a crash test can kill it at any moment, startup included).
+ * `node bin/herald.js worker` (or another role on an ops port: `metrics`, `webhooks`, `smtp`) as a
+ * real child process. With `waitReady` (default) it resolves once the ops port answers
+ * /health/ready; without, as soon as it is spawned (the caller watches the sinks instead, so a
+ * crash test can kill it at any moment, startup included). `openFiles` raises the process's
+ * descriptor limit (a shell's `ulimit -n`, up to the hard limit) before it starts.
  */
 export async function startWorkerProcess(
   env: NodeJS.ProcessEnv,
-  options: { waitReady?: boolean; readyTimeoutMs?: number; role?: 'worker' | 'metrics' } = {},
+  options: { waitReady?: boolean; readyTimeoutMs?: number; role?: OpsRole; openFiles?: number } = {},
 ): Promise<WorkerProcess> {
   const opsPort = await freePort();
   const role = options.role ?? 'worker';
-  const child = spawn(process.execPath, [BIN, role], { env: { ...env, OPS_PORT: String(opsPort) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const spawnOptions = { env: { ...env, OPS_PORT: String(opsPort) }, stdio: ['ignore', 'ignore', 'pipe'] as ['ignore', 'ignore', 'pipe'] };
+  // `exec` keeps the shell's pid for node, so the caller's pid is the role's own
+  const child = options.openFiles
+    ? spawn('sh', ['-c', `ulimit -n ${options.openFiles} && exec "$0" "$1" "$2"`, process.execPath, BIN, role], spawnOptions)
+    : spawn(process.execPath, [BIN, role], spawnOptions);
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;

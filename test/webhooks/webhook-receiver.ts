@@ -12,15 +12,24 @@ export interface ReceivedDelivery {
   answered?: Answer;
 }
 
-/** How a path answers its nth delivery (0-based); `hang` never answers. */
-export type Answer = number | 'hang';
+/** How a path answers its nth delivery (0-based): a status at once, a status after `afterMs`, or never (`hang`). */
+export type Answer = number | { status: number; afterMs: number } | 'hang';
+
+/** Requests to one path open at once: now, at most, and integrated over time since the first. */
+interface OpenCount {
+  now: number;
+  max: number;
+  since: number;
+  changedAt: number;
+  integral: number;
+}
 
 /** A local endpoint: records every POST and answers per path as told. */
 export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = [];
   private readonly answers = new Map<string, (n: number) => Answer>();
   private readonly counts = new Map<string, number>();
-  private readonly open = new Map<string, { now: number; max: number }>();
+  private readonly open = new Map<string, OpenCount>();
 
   private constructor(private readonly server: Server) {}
 
@@ -45,6 +54,26 @@ export class WebhookReceiver {
     return this.open.get(path)?.max ?? 0;
   }
 
+  /** Requests to `path` open right now. */
+  openNow(path: string): number {
+    return this.open.get(path)?.now ?? 0;
+  }
+
+  /**
+   * How many requests to `path` were open on average, from the first one received (since the last
+   * reset) to the last answered: by Little's law, its delivery rate in requests per answer time.
+   */
+  meanOpen(path: string): number {
+    const open = this.open.get(path);
+    return open && open.changedAt > open.since ? open.integral / (open.changedAt - open.since) : 0;
+  }
+
+  /** Starts counting `maxOpen` and `meanOpen` of `path` afresh (what is open now stays open). */
+  resetOpen(path: string): void {
+    const open = this.open.get(path);
+    if (open) Object.assign(open, { max: open.now, since: Date.now(), changedAt: Date.now(), integral: 0 });
+  }
+
   at(path: string): ReceivedDelivery[] {
     return this.received.filter((d) => d.path === path);
   }
@@ -62,16 +91,40 @@ export class WebhookReceiver {
       const body = Buffer.concat(chunks).toString('utf8');
       const delivery: ReceivedDelivery = { path, headers: req.headers, body, json: JSON.parse(body), at: Date.now() };
       this.received.push(delivery);
-      const open = this.open.get(path) ?? { now: 0, max: 0 };
+      const open = this.open.get(path) ?? { now: 0, max: 0, since: Date.now(), changedAt: Date.now(), integral: 0 };
       this.open.set(path, open);
-      open.max = Math.max(open.max, ++open.now);
-      res.on('close', () => open.now--);
+      const change = (by: number) => {
+        const at = Date.now();
+        open.integral += open.now * (at - open.changedAt);
+        open.changedAt = at;
+        open.now += by;
+        open.max = Math.max(open.max, open.now);
+      };
+      change(1);
+      // Closed when answered (the client may send the next request before the socket's 'close'
+      // comes round) or when dropped unanswered, whichever comes first.
+      let closed = false;
+      const close = () => {
+        if (!closed) change(-1);
+        closed = true;
+      };
+      res.on('close', close);
       const n = this.counts.get(path) ?? 0;
       this.counts.set(path, n + 1);
       const answer = (this.answers.get(path) ?? (() => 200))(n);
-      delivery.answered = answer;
-      if (answer === 'hang') return;
-      res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answered ${answer}`);
+      if (answer === 'hang') {
+        delivery.answered = answer;
+        return;
+      }
+      const status = typeof answer === 'number' ? answer : answer.status;
+      delivery.answered = status;
+      const reply = () => {
+        if (res.destroyed) return;
+        close();
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(`answered ${status}`);
+      };
+      if (typeof answer === 'number') reply();
+      else setTimeout(reply, answer.afterMs);
     });
   }
 }

@@ -4,6 +4,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { DataSource } from 'typeorm';
+import type { WebhookDispatchOptions } from '@herald/webhooks';
 import { startWebhooks } from '../../apps/webhooks/src/webhooks.app';
 import { startTestApi, TestApi, TestTeam } from '../support/api-harness';
 import { ReceivedDelivery, WebhookReceiver } from './webhook-receiver';
@@ -63,14 +64,15 @@ export class WebhooksWorld {
     readonly nc: NatsConnection,
   ) {}
 
-  static async start(): Promise<WebhooksWorld> {
+  /** `dispatch` overrides the dispatcher's options of these suites. */
+  static async start(dispatch: Partial<WebhookDispatchOptions> = {}): Promise<WebhooksWorld> {
     const api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8,::1' });
     const webhooks = await startWebhooks(
       api.config,
       {},
       // No attempt here is meant to time out: the hanging-endpoint test counts the requests open at
       // once, which an attempt timed out and retried would inflate on a slow machine.
-      { retryScheduleMs: [0, 100, 100, 100, 100, 100, 100, 100], pollIntervalMs: 25, attemptTimeoutMs: 30_000 },
+      { retryScheduleMs: [0, 100, 100, 100, 100, 100, 100, 100], pollIntervalMs: 25, attemptTimeoutMs: 30_000, ...dispatch },
     );
     const receiver = await WebhookReceiver.start();
     const db = api.app.get(DataSource);

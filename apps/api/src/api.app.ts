@@ -40,7 +40,8 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     ...requestIdOptions,
     ...httpServerOptions,
     bodyLimit: config.API_BODY_LIMIT_BYTES,
-    trustProxy: true,
+    // Only the configured proxies' X-Forwarded-* headers: from anyone else they are the client's own words.
+    trustProxy: config.API_TRUSTED_PROXIES.length ? config.API_TRUSTED_PROXIES : false,
   });
   const module = (roleLogging: LoggingOptions) => ApiModule.forConfig(config, roleLogging);
   return startRoleHttp('api', config, logging, { module, adapter, options: { bodyParser: false } }, async (app) => {

@@ -12,7 +12,7 @@ import { LoggingOptions, ObservabilityHttpModule, OpsServerModule } from '@heral
 import { RuntimeModule } from '@herald/runtime';
 import { WebhooksModule } from '@herald/webhooks';
 import { SuppressionsModule } from '@herald/suppressions';
-import { ContactsModule } from '@herald/contacts';
+import { ContactImportRunnerModule, ContactsModule } from '@herald/contacts';
 import { PeopleModule } from '@herald/people';
 import { TrackingModule } from '@herald/tracking';
 import { MetricsModule } from '@herald/metrics';
@@ -27,8 +27,10 @@ import { WebhooksController } from './webhooks/webhooks.controller';
 import { SuppressionsController } from './suppressions/suppressions.controller';
 import { StatsController } from './stats/stats.controller';
 import { BroadcastsController } from './broadcasts/broadcasts.controller';
+import { AudiencesController } from './contacts/audiences.controller';
+import { ContactImportsController } from './contacts/contact-imports.controller';
 import { ContactsController } from './contacts/contacts.controller';
-import { AudiencesController, SegmentsController } from './contacts/segments.controller';
+import { SegmentsController } from './contacts/segments.controller';
 import { ContactPropertiesController, TopicsController } from './contacts/topics.controller';
 import { TrackingHitsHandler } from './tracking/tracking-hits.handler';
 
@@ -61,6 +63,7 @@ export class ApiModule {
         DomainsModule,
         SuppressionsModule,
         ContactsModule,
+        ContactImportRunnerModule,
         DomainVerificationModule.forRoot({ imports: [DomainsModule], listener: DomainVerificationListener }),
         DispatchReconcilerModule,
         IdempotencyPurgerModule,
@@ -81,6 +84,7 @@ export class ApiModule {
         WebhooksController,
         StatsController,
         BroadcastsController,
+        ContactImportsController,
         ContactsController,
         SegmentsController,
         AudiencesController,

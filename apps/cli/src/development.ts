@@ -25,8 +25,15 @@ const DEVELOPMENT_PASSWORD = 'herald-development';
 export async function developmentSetup(config: HeraldConfig, app: INestApplicationContext): Promise<DevelopmentSetup> {
   const teams = app.get(TeamsService);
   const repository = app.get(DomainsRepository);
-  const team = (await teams.findByName('Development')) ?? (await teams.create({ name: 'Development' }));
+  const people = app.get(PeopleService);
   const name = `dev.${config.MAIL_DOMAIN}`;
+  const email = `dev@${name}`;
+  // The user first, so that the team signing up makes for them is the Development team itself: the
+  // dashboard opens on it, not on an empty team of their own.
+  let userId = await people.userIdByEmail(email);
+  let team = await teams.findByName('Development');
+  if (!userId) userId = await app.get(DashboardAuth).signUp(email, DEVELOPMENT_PASSWORD, 'Developer', team ? undefined : 'Development');
+  team ??= (await teams.findByName('Development')) ?? (await teams.create({ name: 'Development' }));
   const existing = await repository.findByName(team.id, name);
   // In HERALD_REGION when the team's home region is not served by this run (`herald all --regions`).
   const body = { name, ...(!config.HERALD_REGIONS.includes(team.homeRegion) && { region: config.HERALD_REGION }) };
@@ -37,9 +44,6 @@ export async function developmentSetup(config: HeraldConfig, app: INestApplicati
   // The dashboard's own mail (verification, invitations) leaves from MAIL_DOMAIN: on a laptop it is verified like the dev domain.
   const system = await app.get(SystemMailer).systemSender();
   if ((await repository.getById(system.domainId))?.status !== 'verified') await markVerified(repository, system.domainId);
-  const email = `dev@${name}`;
-  const people = app.get(PeopleService);
-  const userId = (await people.userIdByEmail(email)) ?? (await app.get(DashboardAuth).signUp(email, DEVELOPMENT_PASSWORD, 'Developer'));
   await people.adoptDevelopmentUser(userId, team.id);
   return { teamId: team.id, token, from: `hello@${name}`, user: { email, password: DEVELOPMENT_PASSWORD } };
 }

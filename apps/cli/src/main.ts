@@ -1,6 +1,6 @@
 import { ConfigError, HeraldConfig, loadConfig } from '@herald/config';
 import { isHeraldError } from '@herald/core';
-import { runMigrations } from '@herald/database';
+import { type HeraldDatabase, migrateAll, printableUrl } from '@herald/database';
 import { createKey, createTeam } from './accounts.commands';
 import { developmentSetup } from './development';
 import { parseFlags, UsageError } from './args';
@@ -21,6 +21,9 @@ const USAGE = `Usage: herald <command>
 Every command prints JSON. Configuration comes from the environment (see .env.example).`;
 
 const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/** Each migrated database as `herald migrate` prints it: its URL without the password, what it holds, what was applied. */
+const printable = (databases: (HeraldDatabase & { applied: string[] })[]) =>
+  databases.map((d) => ({ database: printableUrl(d.url), holds: d.holds, applied: d.applied }));
 
 async function main(argv: string[]): Promise<void> {
   const { positional, flags } = parseFlags(argv);
@@ -41,7 +44,7 @@ async function main(argv: string[]): Promise<void> {
   );
 
   if (command === 'regions') return print({ object: 'list', current: config.HERALD_REGION, data: config.HERALD_REGIONS });
-  if (command === 'migrate') return print({ object: 'migrations', schema: config.DATABASE_SCHEMA, applied: await runMigrations(config) });
+  if (command === 'migrate') return print({ object: 'migrations', schema: config.DATABASE_SCHEMA, databases: printable(await migrateAll(config)) });
   if (command === 'team' && sub === 'create') return print(await createTeam(config, flags));
   if (command === 'key' && sub === 'create') return print(await createKey(config, flags));
   if (command === 'domain' && sub === 'verify') return print(await verifyDomain(config, argument, flags));
@@ -66,7 +69,7 @@ function regionsFlag(flags: Record<string, string>): Record<string, string> {
 }
 
 async function runAll(config: HeraldConfig): Promise<void> {
-  const applied = await runMigrations(config);
+  const migrated = await migrateAll(config);
   const started = await startAll(config);
   const api = started.find((s) => s.role === 'api')!;
   // On the API's own application: a second one in this process would be one more pool, and its
@@ -80,7 +83,7 @@ async function runAll(config: HeraldConfig): Promise<void> {
     // The origin sign-in trusts (DashboardAuth's): DASHBOARD_URL first, so a passkey's site is the one printed.
     dashboard_url: `${(config.DASHBOARD_URL ?? config.PUBLIC_API_URL ?? api.address).replace(/\/+$/, '')}/dashboard/`,
     roles: Object.fromEntries(started.map((s) => [s.role === 'api' || s.role === 'smtp' ? s.role : `${s.role} ${s.region}`, s.address])),
-    migrations_applied: applied,
+    migrations: printable(migrated),
     ...(credentials && {
       team_id: credentials.teamId,
       api_key: credentials.token,

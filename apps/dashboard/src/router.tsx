@@ -2,6 +2,7 @@ import { Anchor, Center, Loader, Stack, Text, Title } from '@mantine/core';
 import { createRootRoute, createRoute, createRouter, Link, lazyRouteComponent, Outlet, useSearch } from '@tanstack/react-router';
 import { ErrorAlert, Redirect } from './components/ui';
 import { isSignedOut } from './lib/api-error';
+import { homeTeam } from './lib/last-team';
 import { useMe } from './lib/queries';
 
 function NotFound() {
@@ -21,7 +22,7 @@ function NotFound() {
 }
 
 /**
- * `/dashboard/`: the first team's domains when signed in, else sign-in. The emailed verification
+ * `/dashboard/`: the domains of the team last worked in (else the first) when signed in, else sign-in. The emailed verification
  * link lands here as `?verified=1` (VERIFIED_CALLBACK), which the sign-in page turns into a notice.
  */
 function Home() {
@@ -30,7 +31,7 @@ function Home() {
   if (me.isPending) return <Loader m="xl" aria-label="Loading" />;
   if (isSignedOut(me.error)) return <Redirect to="/sign-in" search={search.verified ? { verified: 1 } : {}} />;
   if (me.error) return <ErrorAlert error={me.error} title="The dashboard could not load" />;
-  const team = me.data.teams[0];
+  const team = homeTeam(me.data.teams);
   if (!team) return <ErrorAlert error={new Error('You are in no team yet. Ask a team owner for an invitation.')} title="No team" />;
   return <Redirect to={`/t/${team.id}/domains`} />;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { addressDomain, HeraldError, isUuid, parseAddress } from '@herald/core';
-import { fail, invalidAddress, isAbsent, isPlainObject, jsonBody, mustBe, parseOrThrow, typeError } from '@herald/http';
+import { documentedAs, fail, invalidAddress, isAbsent, isPlainObject, jsonBody, mustBe, parseOrThrow, typeError } from '@herald/http';
 import type { BroadcastContent } from './broadcast.types';
 
 /*
@@ -17,7 +17,8 @@ const MAX_REPLY_TO = 50;
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const MAX_DOCUMENT_BYTES = 512 * 1024;
 
-const nullable = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === null ? undefined : v), schema.optional());
+// Optional (a key may be absent) and null-as-absent; the outer optional() keeps the key out of JSON Schema's `required`.
+const nullable = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === null ? undefined : v), schema.optional()).optional();
 const string = (field: string, max: number) =>
   nullable(
     z
@@ -49,12 +50,23 @@ const replyTo = nullable(
 );
 
 const document = nullable(
-  z.unknown().transform((value, ctx) => {
-    if (!isPlainObject(value)) return fail(ctx, mustBe('document', 'an object (the editor document)'));
-    if (Buffer.byteLength(JSON.stringify(value)) > MAX_DOCUMENT_BYTES) {
-      return fail(ctx, `The \`document\` field must be at most ${MAX_DOCUMENT_BYTES / 1024} KiB of JSON.`);
-    }
-    return value;
+  documentedAs(
+    z.unknown().transform((value, ctx) => {
+      if (!isPlainObject(value)) return fail(ctx, mustBe('document', 'an object (the editor document)'));
+      if (Buffer.byteLength(JSON.stringify(value)) > MAX_DOCUMENT_BYTES) {
+        return fail(ctx, `The \`document\` field must be at most ${MAX_DOCUMENT_BYTES / 1024} KiB of JSON.`);
+      }
+      return value;
+    }),
+    z.record(z.string(), z.unknown()).meta({
+      description: "Herald's: the dashboard editor's document (TipTap JSON), rendered to `html` and `text` when the broadcast is sent.",
+    }),
+  ),
+);
+const scheduledAt = nullable(
+  documentedAs(z.unknown(), z.string()).meta({
+    description: 'Send later: ISO 8601 or natural language (`in 1 hour`, `tomorrow at 9am`). Only with `send: true` (create).',
+    example: 'in 1 hour',
   }),
 );
 
@@ -70,8 +82,38 @@ const fields = z.object({
   html: string('html', MAX_BODY_BYTES),
   text: string('text', MAX_BODY_BYTES),
   document,
-  send: nullable(z.boolean({ error: typeError('a `boolean`') })),
-  scheduled_at: nullable(z.unknown()),
+  send: nullable(
+    z.boolean({ error: typeError('a `boolean`') }).meta({ description: 'Send it now (or at `scheduled_at`) rather than keep a draft.' }),
+  ),
+  scheduled_at: scheduledAt,
+});
+
+const EXAMPLE = {
+  name: 'June newsletter',
+  segment_id: '78261eea-8f8b-4381-83c6-79fa7120f1cf',
+  from: 'Acme <news@example.com>',
+  subject: 'Hello {{{contact.first_name|there}}}',
+  html: '<p>Hi {{{contact.first_name|there}}}, here is our news.</p><p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
+};
+
+/*
+ * The documented bodies (/openapi.json): the very schemas the validators below parse with. What
+ * is required across fields (a segment, and one of html, text or document) is checked after the
+ * parse, so it is stated here in words.
+ */
+export const createBroadcastBody = jsonBody(fields).meta({
+  required: ['from', 'subject'],
+  description: 'Also required: `segment_id` (or its older name `audience_id`), and one of `html`, `text` or `document`.',
+  example: EXAMPLE,
+});
+export const updateBroadcastBody = jsonBody(fields.omit({ send: true, scheduled_at: true })).meta({
+  description: 'A draft only; the fields given change, `null` clears an optional one.',
+  example: { subject: 'Our June news, {{{contact.first_name|there}}}', preview_text: 'Three things we shipped' },
+});
+const sendFields = z.object({ scheduled_at: scheduledAt });
+export const sendBroadcastBody = jsonBody(sendFields).meta({
+  description: 'An empty body (or none) sends now.',
+  example: { scheduled_at: 'in 1 hour' },
 });
 
 type Fields = z.output<typeof fields>;
@@ -85,7 +127,7 @@ export interface CreateBroadcastInput {
 }
 
 export function validateCreateBroadcast(body: unknown): CreateBroadcastInput {
-  const f = parseOrThrow(jsonBody(fields), body);
+  const f = parseOrThrow(createBroadcastBody, body);
   const segmentId = segmentOf(f);
   const missing = (['from', 'subject'] as const).filter((k) => isAbsent(f[k]));
   if (missing.length) throw new HeraldError('missing_required_field', `Missing \`${missing[0]}\` field.`);
@@ -147,7 +189,7 @@ export function validateUpdateBroadcast(body: unknown, current: BroadcastContent
 /** POST /broadcasts/:id/send: `scheduled_at`, if any, as given. */
 export function validateSendBroadcast(body: unknown): { scheduledAt: unknown } {
   if (isAbsent(body) || (isPlainObject(body) && Object.keys(body).length === 0)) return { scheduledAt: undefined };
-  const f = parseOrThrow(jsonBody(z.object({ scheduled_at: nullable(z.unknown()) })), body);
+  const f = parseOrThrow(sendBroadcastBody, body);
   return { scheduledAt: f.scheduled_at };
 }
 

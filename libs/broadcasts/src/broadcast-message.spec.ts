@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Broadcast } from './broadcast.types';
-import { prepareBroadcast, recipientEmail, unsubscribeOf, withPreheader } from './broadcast-message';
+import { filledEmail, prepareBroadcast, recipientEmail, unsubscribeOf, withPreheader } from './broadcast-message';
 import { UnsubscribeKeys } from './unsubscribe-token';
 
 const keys = UnsubscribeKeys.fromConfig({ TRACKING_KEYS: [randomBytes(32).toString('base64')] });
@@ -32,13 +32,21 @@ describe('a recipient’s copy of a broadcast', () => {
     fallbacks: { company: 'your company' },
   });
   const emailId = '01a21984-2222-705c-bc2f-c8b6dc4451a2';
-  const email = recipientEmail(
+  const stored = recipientEmail(
     prepared,
     { contactId: 'c', email: 'ann@inbox.test', firstName: 'Ann & Bo', lastName: null, properties: { company: null } },
     emailId,
     'dispatch-1',
     unsubscribeOf(prepared, emailId, keys),
   );
+  const email = filledEmail(stored);
+
+  it('is stored as the broadcast’s template and this recipient’s values, each tag once', () => {
+    expect(stored.email.html).toBeNull();
+    expect(stored.email.text).toBeNull();
+    expect(stored.template!.of).toBe(prepared.template);
+    expect(stored.template!.values).toEqual(['Ann & Bo', 'your company', email.email.text!.split(': ')[1]]);
+  });
 
   it('is an ordinary email of the team, linked to the broadcast, sent from the domain’s region', () => {
     expect(email).toMatchObject({

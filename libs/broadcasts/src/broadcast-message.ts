@@ -1,7 +1,7 @@
-import { addressDomain, parseAddress } from '@herald/core';
-import type { NewEmail } from '@herald/messages';
+import { addressDomain, newId, parseAddress } from '@herald/core';
+import { escapeHtml, fillTemplate, type EmailTemplate, type NewEmail } from '@herald/messages';
 import type { Broadcast } from './broadcast.types';
-import { compileTemplate, escapeHtml, renderTemplate, type CompiledTemplate, type MergeValues } from './merge-tags';
+import { compileTemplate, renderTemplate, slottedParts, slotValues, type CompiledTemplate, type MergeTag, type MergeValues } from './merge-tags';
 import type { UnsubscribeKeys } from './unsubscribe-token';
 
 /** One recipient, as the fan-out reads a segment member. */
@@ -21,8 +21,13 @@ export interface PreparedBroadcast {
   fromDomain: string;
   replyTo: string[];
   subject: CompiledTemplate;
-  html: CompiledTemplate | null;
-  text: CompiledTemplate | null;
+  /**
+   * The html and text, stored once for the broadcast's emails (written with the first chunk that
+   * uses them); each email holds its value of each of `slots`, and its bodies are filled in when
+   * read (libs/messages email-template.ts). A new id for each fan-out pass: the same content.
+   */
+  template: EmailTemplate;
+  slots: MergeTag[];
   /** `https://<api>/unsubscribe/` */
   unsubscribeBase: string;
   /** The sending domain's Return-Path domain, whose MX (the bounce MX) takes the mailto: unsubscribes. */
@@ -41,14 +46,19 @@ export interface PrepareOptions {
 export function prepareBroadcast(broadcast: Broadcast, options: PrepareOptions): PreparedBroadcast {
   const from = parseAddress(broadcast.from);
   if (!from) throw new Error(`Broadcast ${broadcast.id} has an invalid from address.`);
+  const slots: MergeTag[] = [];
   return {
     broadcast,
     region: options.region,
     fromDomain: addressDomain(from.address),
     replyTo: (broadcast.replyTo ?? []).map((r) => parseAddress(r)?.address ?? r),
     subject: compileTemplate(broadcast.subject),
-    html: broadcast.html === null ? null : compileTemplate(withPreheader(broadcast.html, broadcast.previewText)),
-    text: broadcast.text === null ? null : compileTemplate(broadcast.text),
+    template: {
+      id: newId(),
+      html: broadcast.html === null ? null : slottedParts(compileTemplate(withPreheader(broadcast.html, broadcast.previewText)), slots),
+      text: broadcast.text === null ? null : slottedParts(compileTemplate(broadcast.text), slots),
+    },
+    slots,
     unsubscribeBase: options.unsubscribeBase.replace(/\/*$/, '/'),
     returnPathDomain: options.returnPathDomain,
     fallbacks: options.fallbacks ?? {},
@@ -58,7 +68,8 @@ export function prepareBroadcast(broadcast: Broadcast, options: PrepareOptions):
 /**
  * One recipient's email: its own merge values, its own List-Unsubscribe link and mailbox (signed
  * tokens naming this email), sent as an ordinary email of the team (source `api`) linked to the
- * broadcast. `dispatchId` is the outbox row the chunk's emails share.
+ * broadcast. `dispatchId` is the outbox row the chunk's emails share. Its subject is rendered; its
+ * bodies are the broadcast's template and this recipient's values (filledEmail renders them).
  */
 export function recipientEmail(p: PreparedBroadcast, r: Recipient, emailId: string, dispatchId: string, unsubscribe: Unsubscribe): NewEmail {
   const { link, mailbox } = unsubscribe;
@@ -85,13 +96,29 @@ export function recipientEmail(p: PreparedBroadcast, r: Recipient, emailId: stri
       bcc: [],
       replyTo: p.replyTo,
       subject: renderTemplate(p.subject, values, false).replace(/[\r\n]+/g, ' '),
-      html: p.html && renderTemplate(p.html, values, true),
-      text: p.text && renderTemplate(p.text, values, false),
+      html: null,
+      text: null,
       headers: mailbox === null ? null : listUnsubscribeHeaders(link, mailbox),
       attachments: [],
       tags: null,
       scheduledAt: null,
       recipients: [{ kind: 'to', address: r.email }],
+    },
+    template: { of: p.template, values: slotValues(p.slots, values) },
+  };
+}
+
+/** The email with its bodies rendered in, and no template (a test send, a spec). */
+export function filledEmail(email: NewEmail): NewEmail {
+  if (!email.template) return email;
+  const { of, values } = email.template;
+  return {
+    ...email,
+    template: null,
+    email: {
+      ...email.email,
+      html: of.html && fillTemplate(of.html, values, true),
+      text: of.text && fillTemplate(of.text, values, false),
     },
   };
 }

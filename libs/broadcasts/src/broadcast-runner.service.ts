@@ -1,12 +1,14 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { newId, PeriodicJob } from '@herald/core';
+import { newRegionalId, PeriodicJob } from '@herald/core';
 import { ContactsDirectory, type SegmentMember } from '@herald/contacts';
 import { DomainsRepository } from '@herald/domains';
+import type { Reservation } from '@herald/limits';
 import { Dispatcher, EmailStore, type NewEmail } from '@herald/messages';
 import { MetricsService } from '@herald/observability';
 import { SuppressionsRepository } from '@herald/suppressions';
 import { fromParts } from './broadcast-input.validation';
 import { BroadcastLinks } from './broadcast-links';
+import { BroadcastQuota, isQuotaExceeded } from './broadcast-quota';
 import { prepareBroadcast, recipientEmail, unsubscribeOf, type PreparedBroadcast } from './broadcast-message';
 import { BROADCASTS_CONFIG, type BroadcastsConfig } from './broadcasts.config';
 import { BroadcastsRepository, FanOutCursorMoved, type FanOutChunk, type FanOutState } from './broadcasts.repository';
@@ -51,6 +53,7 @@ export class BroadcastRunner implements OnModuleDestroy {
     private readonly emails: EmailStore,
     private readonly dispatcher: Dispatcher,
     private readonly links: BroadcastLinks,
+    private readonly quota: BroadcastQuota,
     metrics: MetricsService,
   ) {
     this.job = new PeriodicJob(
@@ -103,6 +106,7 @@ export class BroadcastRunner implements OnModuleDestroy {
   private async fanOut(state: FanOutState): Promise<number> {
     const { broadcast } = state;
     const prepared = await this.prepare(state);
+    const plan = await this.quota.plan(broadcast.teamId);
     let cursor = state.cursor;
     let written = 0;
     let next = this.nextChunk(prepared, cursor);
@@ -118,11 +122,23 @@ export class BroadcastRunner implements OnModuleDestroy {
       }
       const { chunk, rows } = current;
       next = this.nextChunk(prepared, chunk.cursor);
+      // The chunk's emails count against the plan's quota, as a batch's do; a spent quota holds the broadcast until it resets.
+      let reserved: Reservation | null = null;
+      try {
+        if (rows.length) reserved = await this.quota.reserve(broadcast.teamId, plan, rows.length);
+      } catch (error) {
+        await next.catch(() => undefined);
+        if (!isQuotaExceeded(error)) throw error;
+        await this.repository.pause(broadcast.id, error.retryAfterSeconds ?? 3600);
+        this.logger.warn(`broadcast ${broadcast.id} waits for its team's quota: ${error.message}`);
+        return written;
+      }
       try {
         if (rows.length)
           await this.emails.insert(rows, (tx) => this.repository.advance(tx, broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS));
         else await this.repository.advanceAlone(broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS);
       } catch (error) {
+        if (reserved) await this.quota.release(broadcast.teamId, reserved);
         await next.catch(() => undefined);
         if (error instanceof FanOutCursorMoved) {
           this.logger.warn(error.message);
@@ -164,7 +180,7 @@ export class BroadcastRunner implements OnModuleDestroy {
         candidates.map((m) => m.email),
       ),
     );
-    const dispatchId = newId();
+    const dispatchId = newRegionalId(p.region);
     const recipients: FanOutChunk['recipients'] = [];
     const rows: NewEmail[] = [];
     for (const m of candidates) {
@@ -172,7 +188,7 @@ export class BroadcastRunner implements OnModuleDestroy {
         skipped.skippedSuppressed++;
         continue;
       }
-      const emailId = newId();
+      const emailId = newRegionalId(p.region);
       recipients.push({ contactId: m.contactId, emailId });
       rows.push(recipientEmail(p, m, emailId, dispatchId, unsubscribeOf(p, emailId, this.links.keys)));
     }

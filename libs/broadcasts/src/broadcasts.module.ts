@@ -1,9 +1,14 @@
 import { Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { AccountsModule } from '@herald/accounts';
 import { ContactsModule } from '@herald/contacts';
 import { DomainsModule } from '@herald/domains';
+import { LimitsModule } from '@herald/limits';
 import { MessagesModule } from '@herald/messages';
 import { SuppressionsModule } from '@herald/suppressions';
 import { BroadcastLinks } from './broadcast-links';
+import { BroadcastQuota } from './broadcast-quota';
+import { BroadcastRecipientsRepository } from './broadcast-recipients.repository';
+import { BroadcastReportsService } from './broadcast-reports.service';
 import { BroadcastRunner } from './broadcast-runner.service';
 import { BROADCASTS_CONFIG } from './broadcasts.config';
 import { BroadcastsRepository } from './broadcasts.repository';
@@ -17,9 +22,19 @@ import { UnsubscribeService } from './unsubscribe.service';
  * the List-Unsubscribe mailbox alone.
  */
 @Module({
-  imports: [ContactsModule, DomainsModule, SuppressionsModule, MessagesModule],
-  providers: [BROADCASTS_CONFIG.provider, BroadcastsRepository, BroadcastLinks, BroadcastRunner, BroadcastsService, UnsubscribeService],
-  exports: [BroadcastsService, UnsubscribeService, BroadcastLinks, BroadcastRunner],
+  imports: [AccountsModule, ContactsModule, DomainsModule, LimitsModule, SuppressionsModule, MessagesModule],
+  providers: [
+    BROADCASTS_CONFIG.provider,
+    BroadcastsRepository,
+    BroadcastRecipientsRepository,
+    BroadcastLinks,
+    BroadcastQuota,
+    BroadcastRunner,
+    BroadcastsService,
+    BroadcastReportsService,
+    UnsubscribeService,
+  ],
+  exports: [BroadcastsService, BroadcastReportsService, UnsubscribeService, BroadcastLinks, BroadcastRunner],
 })
 export class BroadcastsModule {}
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { affectedRows, keysetPage, managerOf, type PageRequest, type Transaction } from '@herald/database';
-import type { Broadcast, BroadcastContent, BroadcastStatus, DeliveryCounts, FanOutCounts } from './broadcast.types';
+import type { Broadcast, BroadcastContent, BroadcastStatus, FanOutCounts } from './broadcast.types';
 
 interface BroadcastRow {
   id: string;
@@ -44,6 +44,8 @@ export interface FanOutChunk {
 export interface UnsubscribeTarget {
   teamId: string;
   teamName: string;
+  /** The team's home region, whose events stream takes its contact events. */
+  homeRegion: string;
   broadcastId: string;
   contactId: string;
   topic: { id: string; name: string } | null;
@@ -125,15 +127,6 @@ export class BroadcastsRepository {
     return affectedRows(result) === 1;
   }
 
-  /** The last_event of the broadcast's emails, counted. */
-  async deliveryCounts(teamId: string, id: string): Promise<Partial<DeliveryCounts>> {
-    const rows: { last_event: keyof DeliveryCounts; n: number }[] = await this.db.query(
-      `SELECT last_event, count(*)::int AS n FROM emails WHERE team_id = $1 AND broadcast_id = $2 GROUP BY last_event`,
-      [teamId, id],
-    );
-    return Object.fromEntries(rows.map((r) => [r.last_event, r.n]));
-  }
-
   /**
    * Takes up to `limit` broadcasts due for fan-out (queued, scheduled and due, or being sent by a
    * process whose lease ran out) for `leaseSeconds`, and marks them `sending`. SKIP LOCKED: any
@@ -202,6 +195,14 @@ export class BroadcastsRepository {
     return affectedRows(result) === 1;
   }
 
+  /** Holds the broadcast (still `sending`) until `seconds` from now: its team's quota is spent until then. */
+  async pause(id: string, seconds: number): Promise<void> {
+    await this.db.query(
+      `UPDATE broadcasts SET lease_until = now() + make_interval(secs => $2), updated_at = now() WHERE id = $1 AND status = 'sending'`,
+      [id, seconds],
+    );
+  }
+
   /** Lets another process take the broadcast at once (this one is shutting down). */
   async release(id: string): Promise<void> {
     await this.db.query(`UPDATE broadcasts SET lease_until = NULL WHERE id = $1 AND status = 'sending'`, [id]);
@@ -215,12 +216,13 @@ export class BroadcastsRepository {
     const rows: {
       team_id: string;
       team_name: string;
+      home_region: string;
       broadcast_id: string;
       contact_id: string;
       topic_id: string | null;
       topic_name: string | null;
     }[] = await this.db.query(
-      `SELECT r.team_id, t.name AS team_name, r.broadcast_id, r.contact_id, p.id AS topic_id, p.name AS topic_name
+      `SELECT r.team_id, t.name AS team_name, t.home_region, r.broadcast_id, r.contact_id, p.id AS topic_id, p.name AS topic_name
            FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id JOIN teams t ON t.id = r.team_id
            LEFT JOIN topics p ON p.id = b.topic_id AND p.team_id = r.team_id
           WHERE r.email_id = $1`,
@@ -229,7 +231,14 @@ export class BroadcastsRepository {
     const row = rows[0];
     if (!row) return null;
     const topic = row.topic_id ? { id: row.topic_id, name: row.topic_name! } : null;
-    return { teamId: row.team_id, teamName: row.team_name, broadcastId: row.broadcast_id, contactId: row.contact_id, topic };
+    return {
+      teamId: row.team_id,
+      teamName: row.team_name,
+      homeRegion: row.home_region,
+      broadcastId: row.broadcast_id,
+      contactId: row.contact_id,
+      topic,
+    };
   }
 }
 

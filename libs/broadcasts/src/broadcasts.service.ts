@@ -4,7 +4,7 @@ import { ContactsDirectory } from '@herald/contacts';
 import { SendingDomains } from '@herald/domains';
 import { parseScheduledAt } from '@herald/emails';
 import { parsePage } from '@herald/http';
-import { Dispatcher, EmailStore } from '@herald/messages';
+import { BroadcastEmailsRepository, Dispatcher, EmailStore } from '@herald/messages';
 import { bodiesOf, checkDocument } from './broadcast-bodies';
 import {
   fromParts,
@@ -15,9 +15,10 @@ import {
   validateUpdateBroadcast,
 } from './broadcast-input.validation';
 import { BroadcastLinks } from './broadcast-links';
-import { prepareBroadcast, recipientEmail } from './broadcast-message';
+import { BroadcastQuota } from './broadcast-quota';
+import { filledEmail, prepareBroadcast, recipientEmail } from './broadcast-message';
 import { broadcastRef, presentBroadcast, presentBroadcastList, type BroadcastBody } from './broadcast.presenter';
-import type { Broadcast, BroadcastContent } from './broadcast.types';
+import type { Broadcast, BroadcastContent, DeliveryCounts } from './broadcast.types';
 import { BROADCASTS_CONFIG, type BroadcastsConfig } from './broadcasts.config';
 import { BroadcastsRepository } from './broadcasts.repository';
 import { BroadcastRunner } from './broadcast-runner.service';
@@ -40,13 +41,18 @@ export class BroadcastsService {
     private readonly links: BroadcastLinks,
     private readonly emails: EmailStore,
     private readonly dispatcher: Dispatcher,
+    private readonly quota: BroadcastQuota,
+    private readonly broadcastEmails: BroadcastEmailsRepository,
   ) {}
 
   async create(teamId: string, body: unknown): Promise<Broadcast> {
     const input = validateCreateBroadcast(body);
     await this.checkContent(teamId, input.content);
     const scheduledAt = input.send ? this.scheduleOf(input.scheduledAt) : null;
-    if (input.send) await this.checkSendable(teamId, input.content);
+    if (input.send) {
+      await this.checkSendable(teamId, input.content);
+      await this.quota.checkSend(teamId, input.content);
+    }
     const id = newId();
     const bodies = input.send ? bodiesOf(input.content) : null;
     const content = bodies ? { ...input.content, ...bodies } : input.content;
@@ -72,7 +78,7 @@ export class BroadcastsService {
 
   async get(teamId: string, id: string): Promise<BroadcastBody> {
     const broadcast = await this.find(teamId, id);
-    return presentBroadcast(broadcast, await this.repository.deliveryCounts(teamId, id));
+    return presentBroadcast(broadcast, (await this.broadcastEmails.lastEventCounts(teamId, id)) as Partial<DeliveryCounts>);
   }
 
   async list(teamId: string, query: unknown) {
@@ -94,6 +100,7 @@ export class BroadcastsService {
     if (current.status !== 'draft') throw notDraft(current, 'sent');
     const scheduledAt = this.scheduleOf(given);
     await this.checkSendable(teamId, current);
+    await this.quota.checkSend(teamId, current);
     if (!(await this.repository.schedule(teamId, id, scheduledAt, bodiesOf(current)))) throw notDraft(await this.find(teamId, id), 'sent');
     if (!scheduledAt) this.runner.kick();
     return (await this.repository.get(teamId, id))!;
@@ -133,7 +140,7 @@ export class BroadcastsService {
     );
     const emailId = newId();
     const tester = { contactId: '', email: to[0]!, firstName: null, lastName: null, properties: {} };
-    const email = recipientEmail(prepared, tester, emailId, emailId, { link: `${prepared.unsubscribeBase}test`, mailbox: null });
+    const email = filledEmail(recipientEmail(prepared, tester, emailId, emailId, { link: `${prepared.unsubscribeBase}test`, mailbox: null }));
     const row = { ...email, broadcastId: null, email: { ...email.email, to, recipients: to.map((address) => ({ kind: 'to' as const, address })) } };
     await this.emails.insert([row]);
     await this.dispatcher.dispatch([row]);

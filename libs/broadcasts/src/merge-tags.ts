@@ -9,6 +9,7 @@
  * A template is split into its text and its tags once per broadcast; each recipient's copy is
  * then one pass over the pieces, with the values HTML-escaped in the html part.
  */
+import { escapeHtml } from '@herald/messages';
 
 const TAG = /\{\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*(?:\|([^}]*))?\}\}\}/g;
 const UNSUBSCRIBE_KEYS = new Set(['RESEND_UNSUBSCRIBE_URL', 'HERALD_UNSUBSCRIBE_URL']);
@@ -64,6 +65,29 @@ export function renderTemplate(template: CompiledTemplate, values: MergeValues, 
   return out;
 }
 
+/**
+ * A template's parts with each tag replaced by the index of its value in `slots` (a tag met
+ * before, in this template or another, keeps its index): the form libs/messages stores once for a
+ * broadcast's emails, each email then holding only its slots' values (see slotValues).
+ */
+export function slottedParts(template: CompiledTemplate, slots: MergeTag[]): (string | number)[] {
+  return template.parts.map((part) => {
+    if (typeof part === 'string') return part;
+    const at = slots.findIndex((s) => sameTag(s, part));
+    return at >= 0 ? at : slots.push(part) - 1;
+  });
+}
+
+/** One recipient's value of each slot, unescaped (the html part escapes them as it is filled in). */
+export function slotValues(slots: readonly MergeTag[], values: MergeValues): string[] {
+  return slots.map((tag) => valueOf(tag, values));
+}
+
+function sameTag(a: MergeTag, b: MergeTag): boolean {
+  if (a.kind === 'unsubscribe' || b.kind === 'unsubscribe') return a.kind === b.kind;
+  return a.field === b.field && a.fallback === b.fallback;
+}
+
 /** Renders a template once, for previews and tests. */
 export function renderMergeTags(source: string, values: MergeValues, html: boolean): string {
   return renderTemplate(compileTemplate(source), values, html);
@@ -86,10 +110,4 @@ function valueOf(tag: MergeTag, values: MergeValues): string {
   if (tag.fallback !== null) return tag.fallback;
   const fallback = values.fallbacks[tag.field];
   return fallback === null || fallback === undefined ? '' : String(fallback);
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(value: string): string {
-  return /[&<>"']/.test(value) ? value.replace(/[&<>"']/g, (c) => ESCAPES[c]!) : value;
 }

@@ -1,4 +1,4 @@
-import { escapeHtml } from './merge-tags';
+import { escapeHtml } from '@herald/messages';
 
 /*
  * The hosted unsubscribe and preference pages: server-rendered HTML with inline styles and no

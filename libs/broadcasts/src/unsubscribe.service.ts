@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ContactsDirectory } from '@herald/contacts';
 import { BroadcastLinks } from './broadcast-links';
+import { BroadcastRecipientsRepository } from './broadcast-recipients.repository';
 import { BroadcastsRepository, type UnsubscribeTarget as Target } from './broadcasts.repository';
 import { donePage, preferencePage, type PreferenceTopic } from './preference-page';
 
@@ -24,6 +25,7 @@ export class UnsubscribeService {
     private readonly repository: BroadcastsRepository,
     private readonly contacts: ContactsDirectory,
     private readonly links: BroadcastLinks,
+    private readonly recipients: BroadcastRecipientsRepository,
   ) {}
 
   /** One click from the mail client, or the link followed with POST. */
@@ -69,7 +71,7 @@ export class UnsubscribeService {
     const target = await this.byToken(token);
     if (!target) return { status: 404 };
     if (form.action === 'all') {
-      await this.contacts.setUnsubscribed(target.teamId, target.contactId, true);
+      if (await this.contacts.setUnsubscribed(target.teamId, target.contactId, true)) await this.recordUnsubscribe(target);
       return this.preferences(token, action, 'You are unsubscribed from everything.');
     }
     const topics = await this.contacts.topicsOf(target.teamId, target.contactId);
@@ -79,6 +81,8 @@ export class UnsubscribeService {
       const subscription = wanted.has(t.topic.id) ? 'opt_in' : 'opt_out';
       if (subscription !== t.subscription) await this.contacts.setTopicSubscription(target.teamId, target.contactId, t.topic.id, subscription);
     }
+    // Dropping the broadcast's own topic is unsubscribing from it.
+    if (target.topic && shown.some((t) => t.topic.id === target.topic!.id) && !wanted.has(target.topic.id)) await this.recordUnsubscribe(target);
     // Saving with topics checked is asking for email again.
     const contact = await this.contacts.findById(target.teamId, target.contactId);
     if (contact?.unsubscribed && wanted.size > 0) await this.contacts.setUnsubscribed(target.teamId, target.contactId, false);
@@ -90,13 +94,27 @@ export class UnsubscribeService {
     return emailId ? this.repository.recipientOf(emailId) : null;
   }
 
-  /** What one click does; null when the contact is gone. */
+  /**
+   * What one click does; null when the contact is gone. Answered once the change is committed
+   * (with its contact.updated in the outbox, and the broadcast's record of it: one commit): the
+   * event's publish goes on after the answer, and the outbox's relay publishes it if that fails.
+   */
   private async unsubscribe(target: Target): Promise<string | null> {
-    if (target.topic) {
-      const done = await this.contacts.setTopicSubscription(target.teamId, target.contactId, target.topic.id, 'opt_out');
-      return done ? `You will no longer get “${target.topic.name}” emails.` : null;
-    }
-    const done = await this.contacts.setUnsubscribed(target.teamId, target.contactId, true);
-    return done ? 'You will no longer get these emails.' : null;
+    const { teamId, contactId, topic, homeRegion } = target;
+    const { result, publish } = await this.contacts.transaction(async (tx) => {
+      const change = topic
+        ? await this.contacts.setTopicSubscriptionWithin(tx, teamId, contactId, topic.id, 'opt_out', homeRegion)
+        : await this.contacts.setUnsubscribedWithin(tx, teamId, contactId, true, homeRegion);
+      if (change.result) await this.recipients.markUnsubscribed(target.broadcastId, contactId, tx);
+      return change;
+    });
+    void publish();
+    if (!result) return null;
+    return topic ? `You will no longer get “${topic.name}” emails.` : 'You will no longer get these emails.';
+  }
+
+  /** The broadcast's record of it (GET /broadcasts/:id/recipients?type=unsubscribed). */
+  private recordUnsubscribe(target: Target): Promise<void> {
+    return this.recipients.markUnsubscribed(target.broadcastId, target.contactId);
   }
 }

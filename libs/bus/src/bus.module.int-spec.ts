@@ -4,7 +4,7 @@ import { ConfigModule, HeraldConfig } from '@herald/config';
 import { HeraldError, newId } from '@herald/core';
 import { IsolatedConfig, isolatedConfig } from '@herald/testing';
 import { BusModule } from './bus.module';
-import { EventPublisher } from './event-publisher';
+import { EventPublisher, parseEvents } from './event-publisher';
 import { NatsService } from './nats.service';
 import { SendPublisher } from './send-publisher';
 import { StreamsService } from './streams.service';
@@ -133,5 +133,19 @@ describe('BusModule (real NATS)', () => {
     expect(stored?.subject).toBe(`${config.NATS_NAMESPACE}.eu-west-1.events.email.sent`);
     expect(stored?.json()).toEqual(event);
     await expect(events.publish('eu-west-1', { ...event, id: newId(), type: 'email.>' })).rejects.toMatchObject({ code: 'validation_error' });
+  });
+
+  it('publishes events of one type as one message, which consumers read back as those events', async () => {
+    const events = moduleRef.get(EventPublisher);
+    const event = (type: string) => ({ id: newId(), type, created_at: new Date().toISOString(), data: { email_id: newId() }, team_id: newId() });
+    const clicks = [event('email.clicked'), event('email.clicked'), event('email.clicked')];
+    const first = await events.publishMany('eu-west-1', clicks);
+    expect(await events.publishMany('eu-west-1', clicks)).toEqual({ seq: first.seq, duplicate: true });
+    const stored = await jsm.streams.getMessage(eventsStreamName(config.NATS_NAMESPACE, 'eu-west-1'), { seq: first.seq });
+    expect(stored?.subject).toBe(`${config.NATS_NAMESPACE}.eu-west-1.events.email.clicked`);
+    expect(parseEvents(stored?.json())).toEqual(clicks);
+    expect(parseEvents(clicks[0])).toEqual([clicks[0]]);
+    await expect(events.publishMany('eu-west-1', [clicks[0]!, event('email.opened')])).rejects.toMatchObject({ code: 'validation_error' });
+    expect(() => parseEvents({ events: [] })).toThrow(/^invalid event/);
   });
 });

@@ -4,6 +4,7 @@ export * from './streams.service';
 export * from './payload.schema';
 export * from './jetstream-publisher';
 export * from './send-publisher';
+export * from './region-availability';
 export * from './event-publisher';
 export type { JetStreamConsumerOptions } from './jetstream.consumer';
 export { JetStreamContext } from './jetstream.context';

@@ -77,6 +77,7 @@ function settlementForHeraldError(error: HeraldError, deliveryCount: number, ret
     case 'invalid_api_key':
     case 'restricted_api_key':
     case 'forbidden_from_domain':
+    case 'quota_reached':
     case 'domain_paused':
     case 'invalid_access':
     case 'invalid_idempotency_key':

@@ -3,8 +3,12 @@ import { z } from 'zod';
 import { HeraldError, isUuid } from '@herald/core';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { parsePayload } from './payload.schema';
+import { RegionAvailability } from './region-availability';
 import { sendSubject } from './subjects';
 import { BUS_CONFIG, BusConfig } from './bus.config';
+
+/** Most recipient domains a send command names; an email to more names none. */
+export const MAX_DOMAIN_HINTS = 20;
 
 /** The dispatch of one email to the sender actors of its region. Postgres holds the email itself. */
 export const sendCommandSchema = z.object({
@@ -13,6 +17,14 @@ export const sendCommandSchema = z.object({
   region: z.string().regex(/^[a-z]{2}-[a-z]+-\d$/, 'must look like us-east-1'),
   /** 0 for the first dispatch; each later one (a retry, a lease that ran out) has its own, so dedupe keeps it. */
   generation: z.number().int().min(0).optional(),
+  /**
+   * The domains of its recipients, a hint: a worker whose queue for one of them is full leaves
+   * the command in the stream for later instead of claiming and building the email only to
+   * defer it. Absent (an older publisher, too many domains), the email is claimed as it comes.
+   */
+  domains: z.array(z.string().min(1).max(255)).max(MAX_DOMAIN_HINTS).optional(),
+  /** The email was postponed for a full destination queue and is called back: any worker admits it. */
+  called: z.literal(true).optional(),
 });
 
 export type SendCommand = z.infer<typeof sendCommandSchema>;
@@ -41,6 +53,7 @@ export class SendPublisher {
   constructor(
     @Inject(BUS_CONFIG.token) private readonly config: BusConfig,
     private readonly jetstream: JetStreamPublisher,
+    private readonly regions: RegionAvailability,
   ) {}
 
   async publish(cmd: SendCommand): Promise<PublishResult> {
@@ -48,7 +61,12 @@ export class SendPublisher {
     if (!this.config.HERALD_REGIONS.includes(command.region)) {
       throw new HeraldError('validation_error', `region "${command.region}" is not one of ${this.config.HERALD_REGIONS.join(', ')}`);
     }
-    return this.jetstream.publish(sendSubject(this.config.NATS_NAMESPACE, command.region), JSON.stringify(command), dispatchMsgId(command));
+    try {
+      return await this.jetstream.publish(sendSubject(this.config.NATS_NAMESPACE, command.region), JSON.stringify(command), dispatchMsgId(command));
+    } catch (error) {
+      this.regions.publishFailed(command.region, error);
+      throw error;
+    }
   }
 
   /** Publishes concurrently; one result per command, in order. Never throws for a single failure. */

@@ -1,9 +1,18 @@
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** The kinds of value the configuration's variables hold, each parsed from its environment string. */
 export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 export const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/**
+ * A region's 12-bit code in the email ids it holds (newRegionalId in @herald/core): derived from its
+ * name alone, so every process agrees on it with no table to share. Every AWS region's name has its own.
+ */
+export function regionIdCode(region: string): number {
+  return createHash('sha256').update(`herald-region:${region}`).digest().readUInt16BE(0) & 0xfff;
+}
+
 export const regionName = z.string().regex(/^[a-z]{2}-[a-z]+-\d$/, 'must look like us-east-1');
 export const list = (item: z.ZodString) =>
   z

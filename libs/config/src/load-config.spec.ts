@@ -9,6 +9,12 @@ describe('loadConfig', () => {
     expect(c.FREE_DAILY_LIMIT).toBe(100);
   });
 
+  it('believes no proxy unless told which: API_TRUSTED_PROXIES', () => {
+    expect(loadConfig({}).API_TRUSTED_PROXIES).toEqual([]);
+    expect(loadConfig({ API_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8' }).API_TRUSTED_PROXIES).toEqual(['10.0.0.0/8', 'fd00::/8']);
+    expect(() => loadConfig({ API_TRUSTED_PROXIES: 'true' })).toThrow(/API_TRUSTED_PROXIES/);
+  });
+
   it('names the variable that is wrong', () => {
     expect(() => loadConfig({ API_PORT: 'eighty' })).toThrow(/API_PORT/);
     expect(() => loadConfig({ REDIS_URL: 'http://x' })).toThrow(/REDIS_URL: must be a URL with protocol redis: or rediss: \(got "http:\/\/x"\)/);
@@ -37,6 +43,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NATS_REGION_URLS: 'us-east-1=nats://a', HERALD_REGIONS: 'eu-west-1', HERALD_REGION: 'eu-west-1' })).toThrow(
       /NATS_REGION_URLS: names a region that is not in HERALD_REGIONS/,
     );
+  });
+
+  it('refuses two regions whose email ids would look alike', () => {
+    // aa-east-8 and ac-west-6 hash to the same 12-bit code (found by search; no real region name collides).
+    expect(() => loadConfig({ HERALD_REGIONS: 'us-east-1,aa-east-8,ac-west-6' })).toThrow(
+      /HERALD_REGIONS: holds two regions whose email ids would look alike/,
+    );
+    expect(loadConfig({ HERALD_REGIONS: 'us-east-1,aa-east-8' }).HERALD_REGIONS).toEqual(['us-east-1', 'aa-east-8']);
   });
 
   it('parses per-plan rate limits', () => {

@@ -7,6 +7,7 @@ describe('webhook configuration', () => {
     expect(c.WEBHOOK_ATTEMPT_TIMEOUT_MS).toBe(15000);
     expect(c.WEBHOOK_CONCURRENCY).toBe(256);
     expect(c.WEBHOOK_CONCURRENCY_PER_ENDPOINT).toBe(4);
+    expect(c.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT).toBeUndefined();
     expect(c.WEBHOOK_ALLOW_HTTP).toBe(false);
     expect(c.WEBHOOK_ALLOWED_ADDRESSES).toEqual([]);
   });
@@ -27,6 +28,13 @@ describe('webhook configuration', () => {
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: ',' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
     expect(() => loadConfig({ WEBHOOK_ATTEMPT_TIMEOUT_MS: '0' })).toThrow(/WEBHOOK_ATTEMPT_TIMEOUT_MS/);
     expect(() => loadConfig({ WEBHOOK_CONCURRENCY_PER_ENDPOINT: '0' })).toThrow(/WEBHOOK_CONCURRENCY_PER_ENDPOINT/);
+    expect(() => loadConfig({ WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: '0' })).toThrow(/WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT/);
+    expect(() => loadConfig({ WEBHOOK_CONCURRENCY_PER_ENDPOINT: '8', WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: '7' })).toThrow(
+      /WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT.*at least WEBHOOK_CONCURRENCY_PER_ENDPOINT/,
+    );
+    expect(
+      loadConfig({ WEBHOOK_CONCURRENCY_PER_ENDPOINT: '8', WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: '8' }).WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
+    ).toBe(8);
     expect(() => loadConfig({ WEBHOOK_ALLOW_HTTP: 'yes' })).toThrow(/WEBHOOK_ALLOW_HTTP/);
     for (const bad of ['localhost', '10.0.0.0/33', '::1/129', '10.0.0.0/8/1', '10.0.0']) {
       expect(() => loadConfig({ WEBHOOK_ALLOWED_ADDRESSES: bad })).toThrow(/WEBHOOK_ALLOWED_ADDRESSES.*must be an IP address or CIDR/);

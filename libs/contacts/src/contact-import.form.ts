@@ -5,14 +5,21 @@ import { segmentRefs, topicRefs } from './contact-input.validation';
 import type { ContactProperty, PropertyType, TopicSubscription } from './contact.types';
 import type { OnConflict } from './contact-imports.repository';
 
-/** A multipart/form-data body as the API hands it on: text fields, and files by field name. */
-export interface MultipartForm {
-  fields: Record<string, string>;
-  files: Record<string, { filename: string; type: string; content: Buffer }>;
+/** A part of a multipart/form-data body as it arrives: its name, its file name (a file part), its bytes. */
+export interface FormPart {
+  name: string;
+  filename: string | null;
+  body: AsyncIterable<Buffer>;
 }
 
-export const isMultipartForm = (value: unknown): value is MultipartForm =>
-  isPlainObject(value) && isPlainObject(value['fields']) && isPlainObject(value['files']);
+/** A multipart/form-data body as the API hands it on, read as it arrives: its parts in order, each read before the next. */
+export interface StreamedForm {
+  streamed: true;
+  parts(): AsyncIterable<FormPart>;
+}
+
+export const isStreamedForm = (value: unknown): value is StreamedForm =>
+  isPlainObject(value) && value['streamed'] === true && typeof value['parts'] === 'function';
 
 /** Where each contact field is read from: a column index of the file, or null when the file has none. */
 export interface ColumnPlan {
@@ -23,8 +30,8 @@ export interface ColumnPlan {
   properties: { key: string; type: PropertyType; column: number; header: string }[];
 }
 
+/** The form's fields but the file, checked. */
 export interface ImportRequest {
-  csv: string;
   columnMap: RawColumnMap;
   onConflict: OnConflict;
   segmentIds: string[];
@@ -64,8 +71,8 @@ const columnMapSchema = z
 type RawColumnMap = z.output<typeof columnMapSchema>;
 
 /** A form field holding JSON (as the SDK sends `column_map`, `segments` and `topics`). */
-function jsonField(form: MultipartForm, name: string): unknown {
-  const raw = form.fields[name];
+function jsonField(fields: Record<string, string>, name: string): unknown {
+  const raw = fields[name];
   if (raw === undefined || raw.trim() === '' || raw.trim() === 'null') return undefined;
   try {
     return JSON.parse(raw) as unknown;
@@ -74,21 +81,37 @@ function jsonField(form: MultipartForm, name: string): unknown {
   }
 }
 
-/** The form of POST /contacts/imports: `file` (CSV, UTF-8), `column_map`, `on_conflict`, `segments`, `topics`. */
-export function validateImportForm(body: unknown): ImportRequest {
-  if (!isMultipartForm(body)) throw invalid('The request must be multipart/form-data with a `file` field (the CSV).');
-  const file = body.files['file'];
-  const text = file ? file.content.toString('utf8') : body.fields['file'];
-  if (text === undefined) throw new HeraldError('missing_required_field', 'The `file` field is required.');
-  if (text.trim() === '') throw invalid('The `file` field is empty: it must be a CSV with a header line.');
-  if (text.includes('\u0000') || text.includes('\ufffd')) throw invalid('The `file` field must be a CSV file in UTF-8.');
-  const onConflict = body.fields['on_conflict'] || 'upsert';
+/*
+ * The form as /openapi.json documents it (validateImportForm reads it: each problem worded as
+ * Resend words it). JSON fields are strings holding JSON, as the SDK sends them.
+ */
+const jsonText = (description: string, example: unknown) => z.string().meta({ description, example: JSON.stringify(example) });
+export const importFormSchema = z
+  .object({
+    file: z.string().meta({ format: 'binary', description: 'The CSV (UTF-8, a header line first): a file part, or a text field.' }),
+    column_map: jsonText('JSON: which column holds each field, e.g. `{"email":"E-mail","properties":{"plan":{"column":"Plan"}}}`.', {
+      email: 'email',
+    }).optional(),
+    on_conflict: z.enum(['upsert', 'skip']).optional().meta({ description: 'An address that is a contact already: updated (default) or skipped.' }),
+    segments: jsonText('JSON: `[{"id": "…"}]`, segments every imported contact joins.', []).optional(),
+    topics: jsonText('JSON: `[{"id": "…", "subscription": "opt_in"}]`, topic subscriptions of every imported contact.', []).optional(),
+  })
+  .meta({ example: { file: 'email,first_name\nada@example.com,Ada\ngrace@example.com,Grace\n', on_conflict: 'upsert' } });
+
+/** The notice for a body that is not the import's form. */
+export const NOT_A_FORM = 'The request must be multipart/form-data with a `file` field (the CSV).';
+
+/**
+ * The text fields of POST /contacts/imports' form: `column_map`, `on_conflict`, `segments`,
+ * `topics` (the `file` is read as it arrives, by ContactImportsService).
+ */
+export function validateImportFields(fields: Record<string, string>): ImportRequest {
+  const onConflict = fields['on_conflict'] || 'upsert';
   if (onConflict !== 'upsert' && onConflict !== 'skip') throw invalid('The `on_conflict` field must be `upsert` or `skip`.');
-  const segments = jsonField(body, 'segments');
-  const topics = jsonField(body, 'topics');
-  const map = jsonField(body, 'column_map');
+  const segments = jsonField(fields, 'segments');
+  const topics = jsonField(fields, 'topics');
+  const map = jsonField(fields, 'column_map');
   return {
-    csv: text,
     columnMap: map === undefined ? {} : parseOrThrow(columnMapSchema, map),
     onConflict,
     segmentIds: segments === undefined ? [] : [...new Set(parseNamed(segmentRefs, segments, 'segments').map((s) => s.id))],

@@ -63,38 +63,13 @@ export interface ImportedContact {
   properties: Record<string, PropertyValue>;
 }
 
-/** CSV imports of contacts, and the batched writes they make. Every method takes the team first. */
+/** CSV imports of contacts as the API shows them, and the batched writes their parts make. Every method takes the team first. */
 @Injectable()
 export class ContactImportsRepository {
   constructor(private readonly db: DataSource) {}
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
-  }
-
-  async insert(teamId: string, id: string, onConflict: OnConflict): Promise<ContactImport> {
-    const rows: ImportRow[] = await this.db.query(
-      `INSERT INTO contact_imports (id, team_id, status, on_conflict) VALUES ($1, $2, 'in_progress', $3) RETURNING ${COLUMNS}`,
-      [id, teamId, onConflict],
-    );
-    return toImport(rows[0]);
-  }
-
-  /** Records progress (and the end, when `status` is final). */
-  async record(
-    teamId: string,
-    id: string,
-    status: ImportStatus,
-    counts: ImportCounts,
-    rejected: RejectedRow[],
-    error: string | null = null,
-  ): Promise<void> {
-    await this.db.query(
-      `UPDATE contact_imports SET status = $3, total = $4, created = $5, updated = $6, skipped = $7, failed = $8, rejected_rows = $9::jsonb, error = $10,
-              completed_at = CASE WHEN $3 IN ('completed', 'failed') THEN now() ELSE NULL END
-        WHERE team_id = $1 AND id = $2`,
-      [teamId, id, status, counts.total, counts.created, counts.updated, counts.skipped, counts.failed, JSON.stringify(rejected), error],
-    );
   }
 
   async get(teamId: string, id: string): Promise<ContactImport | null> {
@@ -135,16 +110,6 @@ export class ContactImportsRepository {
       ),
     );
     return new Map(updated.map((r) => [r.email, r.id]));
-  }
-
-  /** The ids of the team's contacts at these addresses. */
-  async existingIds(teamId: string, emails: string[], tx: Transaction): Promise<Map<string, string>> {
-    if (!emails.length) return new Map();
-    const rows: { id: string; email: string }[] = await managerOf(this.db, tx).query(
-      `SELECT id, email FROM contacts WHERE team_id = $1 AND email = ANY($2::text[])`,
-      [teamId, emails],
-    );
-    return new Map(rows.map((r) => [r.email, r.id]));
   }
 
   async addMemberships(

@@ -1,140 +1,63 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { HeraldError, newId, restTimestamp } from '@herald/core';
 import { isPlainObject } from '@herald/http';
-import { csvRecords } from './csv';
-import { type ColumnPlan, planColumns, validateImportForm } from './contact-import.form';
-import { MAX_NAME_LENGTH, MAX_PROPERTY_STRING, normalizeContactEmail, resourceId, validateListQuery } from './contact-input.validation';
+import type { StoredPlan } from './contact-import-rows';
+import { readUpload } from './contact-import-upload';
+import { isStreamedForm, NOT_A_FORM, planColumns, validateImportFields } from './contact-import.form';
+import { resourceId, validateListQuery } from './contact-input.validation';
 import { wireList } from './contact.presenter';
-import type { PropertyValue } from './contact.types';
-import {
-  type ContactImport,
-  ContactImportsRepository,
-  IMPORT_STATUSES,
-  type ImportCounts,
-  type ImportedContact,
-  type ImportStatus,
-  type RejectedRow,
-} from './contact-imports.repository';
+import { ContactImportJobsRepository } from './contact-import-jobs.repository';
+import { ContactImportRunner } from './contact-import-runner.service';
+import { type ContactImport, ContactImportsRepository, IMPORT_STATUSES, type ImportStatus } from './contact-imports.repository';
 import { ContactPropertiesRepository } from './contact-properties.repository';
+import { CONTACTS_CONFIG, type ContactsConfig } from './contacts.config';
 import { ContactsService } from './contacts.service';
-
-/** Rows written per transaction. */
-export const IMPORT_CHUNK = 1000;
-/** Rejected rows kept for the report (the counts stay exact beyond it). */
-export const MAX_REPORTED_ROWS = 1000;
 
 const notFound = () => new HeraldError('not_found', 'Contact import not found');
 
-const UNSUBSCRIBED_VALUES: Record<string, boolean> = { true: true, false: false, yes: true, no: false, '1': true, '0': false, y: true, n: false };
-
-/** One CSV row read against the plan: the contact to write, or the reason it is refused. */
-export function readRow(fields: string[], plan: ColumnPlan): { contact: Omit<ImportedContact, 'id'> } | { reason: string; email: string | null } {
-  const cell = (index: number | null) => (index === null ? '' : (fields[index] ?? '').trim());
-  const rawEmail = cell(plan.email);
-  const email = normalizeContactEmail(rawEmail);
-  if (!rawEmail) return { reason: 'The `email` cell is empty.', email: null };
-  if (!email) return { reason: `The \`email\` cell is not an email address (${JSON.stringify(rawEmail.slice(0, 100))}).`, email: null };
-  const firstName = cell(plan.firstName) || null;
-  const lastName = cell(plan.lastName) || null;
-  if ((firstName?.length ?? 0) > MAX_NAME_LENGTH || (lastName?.length ?? 0) > MAX_NAME_LENGTH) {
-    return { reason: `A name is longer than ${MAX_NAME_LENGTH} characters.`, email };
-  }
-  const rawUnsubscribed = cell(plan.unsubscribed).toLowerCase();
-  const unsubscribed = rawUnsubscribed === '' ? null : UNSUBSCRIBED_VALUES[rawUnsubscribed];
-  if (unsubscribed === undefined)
-    return { reason: `The \`unsubscribed\` cell must be true or false (${JSON.stringify(rawUnsubscribed.slice(0, 20))}).`, email };
-  const properties: Record<string, PropertyValue> = {};
-  for (const property of plan.properties) {
-    const value = cell(property.column);
-    if (value === '') continue;
-    if (property.type === 'number') {
-      const number = Number(value);
-      if (!Number.isFinite(number)) return { reason: `The \`${property.header}\` cell must be a number (property \`${property.key}\`).`, email };
-      properties[property.key] = number;
-    } else {
-      if (value.length > MAX_PROPERTY_STRING)
-        return { reason: `The \`${property.header}\` cell is longer than ${MAX_PROPERTY_STRING} characters.`, email };
-      properties[property.key] = value;
-    }
-  }
-  return { contact: { email, firstName, lastName, unsubscribed, properties } };
-}
-
 /**
- * CSV imports of contacts (POST /contacts/imports and the dashboard's upload). The file is read
- * record by record and written in chunks of IMPORT_CHUNK rows, one transaction each, the counts
- * and the report of rejected rows recorded after each; the request answers once the import is
- * done. As at Resend, imports emit no contact events.
+ * CSV imports of contacts (POST /contacts/imports and the dashboard's upload). The upload is
+ * stored as it arrives, in parts of CONTACT_IMPORT_CHUNK_ROWS records (readUpload); once the
+ * whole form is read, its fields and the file's header line are checked (the errors a file can
+ * be told at once: a 422 as before, and the parts stored are dropped), the import is recorded,
+ * `queued`, and the request answers 202. ContactImportRunner writes the parts in the background,
+ * the counts and the report of rejected rows growing with each. As at Resend, imports emit no
+ * contact events.
  */
 @Injectable()
 export class ContactImportsService {
-  private readonly logger = new Logger(ContactImportsService.name);
-
   constructor(
+    @Inject(CONTACTS_CONFIG.token) private readonly config: ContactsConfig,
     private readonly imports: ContactImportsRepository,
+    private readonly jobs: ContactImportJobsRepository,
+    private readonly runner: ContactImportRunner,
     private readonly properties: ContactPropertiesRepository,
     private readonly contacts: ContactsService,
   ) {}
 
   async create(teamId: string, body: unknown) {
-    const request = validateImportForm(body);
-    await this.contacts.checkSegments(teamId, request.segmentIds, 'segments');
-    await this.contacts.checkTopics(
-      teamId,
-      request.topics.map((t) => t.id),
-    );
-    const records = csvRecords(request.csv);
-    const header = records.next();
-    if (header.done) throw new HeraldError('validation_error', 'The `file` field is empty: it must be a CSV with a header line.');
-    const plan = planColumns(header.value.fields, request.columnMap, await this.properties.byKey(teamId));
-    const started = await this.imports.insert(teamId, newId(), request.onConflict);
-    const counts: ImportCounts = { total: 0, created: 0, updated: 0, skipped: 0, failed: 0 };
-    const rejected: RejectedRow[] = [];
-    const reject = (row: RejectedRow) => void (rejected.length < MAX_REPORTED_ROWS && rejected.push(row));
-    const seen = new Map<string, number>();
-    let chunk: ImportedContact[] = [];
-    const flush = async () => {
-      const written = await this.write(teamId, chunk, request);
-      counts.created += written.created;
-      counts.updated += written.updated;
-      counts.skipped += written.skipped;
-      chunk = [];
-      await this.imports.record(teamId, started.id, 'in_progress', counts, rejected);
-    };
+    if (!isStreamedForm(body)) throw new HeraldError('validation_error', NOT_A_FORM);
+    const id = newId();
     try {
-      for (const { line, fields } of records) {
-        counts.total++;
-        const read = readRow(fields, plan);
-        if ('reason' in read) {
-          counts.failed++;
-          reject({ line, email: read.email, reason: read.reason });
-          continue;
-        }
-        const first = seen.get(read.contact.email);
-        if (first !== undefined) {
-          counts.skipped++;
-          reject({ line, email: read.contact.email, reason: `The address appears on line ${first} already.` });
-          continue;
-        }
-        seen.set(read.contact.email, line);
-        chunk.push({ id: newId(), ...read.contact });
-        if (chunk.length >= IMPORT_CHUNK) await flush();
-      }
-      await flush();
-      await this.imports.record(teamId, started.id, 'completed', counts, rejected);
-    } catch (error) {
-      this.logger.error(`contact import ${started.id} failed after ${counts.total} rows: ${String(error)}`);
-      await this.imports.record(
+      const upload = await readUpload(body, this.config.CONTACT_IMPORT_CHUNK_ROWS, (chunks) => this.jobs.appendChunks(id, chunks));
+      const request = validateImportFields(upload.fields);
+      if (!upload.file) throw new HeraldError('missing_required_field', 'The `file` field is required.');
+      if (!upload.header) throw new HeraldError('validation_error', 'The `file` field is empty: it must be a CSV with a header line.');
+      await this.contacts.checkSegments(teamId, request.segmentIds, 'segments');
+      await this.contacts.checkTopics(
         teamId,
-        started.id,
-        'failed',
-        counts,
-        rejected,
-        'The import stopped on an internal error; the rows counted were written.',
+        request.topics.map((t) => t.id),
       );
+      const plan: StoredPlan = { ...planColumns(upload.header, request.columnMap, await this.properties.byKey(teamId)), delimiter: upload.delimiter };
+      const settings = { onConflict: request.onConflict, plan, segmentIds: request.segmentIds, topics: request.topics };
+      await this.jobs.insertQueued(teamId, id, settings, upload.total, upload.chunks);
+      if (upload.chunks) this.runner.kick();
+      return { object: 'contact_import' as const, id, status: (upload.chunks ? 'queued' : 'completed') as ImportStatus };
+    } catch (error) {
+      // A refused upload's parts are dropped now; the sweep would take them otherwise.
+      await this.jobs.discardChunks(id).catch(() => undefined);
       throw error;
     }
-    return { object: 'contact_import' as const, id: started.id };
   }
 
   async get(teamId: string, id: string) {
@@ -150,22 +73,6 @@ export class ContactImportsService {
       throw new HeraldError('validation_error', `The \`status\` parameter must be one of ${IMPORT_STATUSES.map((s) => `\`${s}\``).join(', ')}.`);
     }
     return wireList(await this.imports.listPage(teamId, page, (status || null) as ImportStatus | null), presentImport);
-  }
-
-  private async write(
-    teamId: string,
-    rows: ImportedContact[],
-    request: { onConflict: string; segmentIds: string[]; topics: { id: string; subscription: 'opt_in' | 'opt_out' }[] },
-  ) {
-    if (!rows.length) return { created: 0, updated: 0, skipped: 0 };
-    return this.imports.transaction(async (tx) => {
-      const created = await this.imports.createNew(teamId, rows, tx);
-      const rest = rows.filter((r) => !created.has(r.email));
-      const updated = request.onConflict === 'upsert' ? await this.imports.updateExisting(teamId, rest, tx) : new Map<string, string>();
-      const touched = [...created.values(), ...updated.values()];
-      await this.imports.addMemberships(teamId, touched, request.segmentIds, request.topics, tx);
-      return { created: created.size, updated: updated.size, skipped: rest.length - updated.size };
-    });
   }
 }
 

@@ -1,7 +1,7 @@
 import { HeraldError } from '@herald/core';
 import { contactIdentifier, validateCreateContact, validateUpdateContact, validateUpdateContactTopics } from './contact-input.validation';
 import { planColumns } from './contact-import.form';
-import { readRow } from './contact-imports.service';
+import { readRow } from './contact-import-rows';
 import { checkProperties } from './contacts.service';
 import type { ContactProperty } from './contact.types';
 

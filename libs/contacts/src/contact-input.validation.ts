@@ -66,17 +66,25 @@ export const topicRefs = z.array(
   { error: typeError('an array') },
 );
 
-export const createContactBody = jsonBody(
-  z.object({
-    email: required(contactEmail, 'The `email` field is required.'),
-    first_name: optional(name),
-    last_name: optional(name),
-    unsubscribed: optional(z.boolean({ error: mustBe('unsubscribed', 'a boolean') })),
-    properties: optional(createProperties),
-    segments: optional(segmentRefs),
-    topics: optional(topicRefs),
-  }),
-).meta({ example: { email: 'steve.wozniak@gmail.com', first_name: 'Steve', last_name: 'Wozniak', unsubscribed: false } });
+const createContactFields = z.object({
+  email: required(contactEmail, 'The `email` field is required.'),
+  first_name: optional(name),
+  last_name: optional(name),
+  unsubscribed: optional(z.boolean({ error: mustBe('unsubscribed', 'a boolean') })),
+  properties: optional(createProperties),
+  segments: optional(segmentRefs),
+  topics: optional(topicRefs),
+});
+
+export const createContactBody = jsonBody(createContactFields).meta({
+  example: { email: 'steve.wozniak@gmail.com', first_name: 'Steve', last_name: 'Wozniak', unsubscribed: false },
+});
+
+/** The same body on the legacy POST /audiences/:id/contacts, documented with its own example (the contact joins the path's segment). */
+export const createAudienceContactBody = jsonBody(createContactFields).meta({
+  description: 'A contact created in the segment of the path.',
+  example: { email: 'ada.lovelace@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+});
 
 export const updateContactBody = jsonBody(
   z.object({

@@ -67,3 +67,39 @@ export const contactPropertySchema = z.object({
 export const contactPropertyListSchema = wireList(contactPropertySchema);
 export const contactPropertyReferenceSchema = wireReference('contact_property');
 export const deletedContactPropertySchema = wireDeleted('contact_property');
+
+const importCountsSchema = z.object({
+  total: z
+    .int()
+    .min(0)
+    .meta({ description: 'Rows of the file (the header aside), known from the upload; the other four add up to it once the import is done.' }),
+  created: z.int().min(0),
+  updated: z.int().min(0),
+  skipped: z.int().min(0).meta({ description: 'Rows of an address that exists already (`on_conflict: skip`) or appears twice.' }),
+  failed: z.int().min(0).meta({ description: 'Rows refused (see `rejected_rows`).' }),
+});
+const importStatus = z.enum(['queued', 'in_progress', 'completed', 'failed']).meta({
+  description:
+    'The rows are written in the background: `queued` until a process takes the import, `in_progress` while its rows are written, then `completed` (or `failed`, after internal errors).',
+});
+export const contactImportSchema = z.object({
+  object: z.literal('contact_import'),
+  id: wireId,
+  status: importStatus,
+  created_at: wireTimestamp,
+  completed_at: wireTimestamp.nullable(),
+  counts: importCountsSchema,
+});
+export const contactImportDetailSchema = z.object({
+  ...contactImportSchema.shape,
+  rejected_rows: z
+    .array(z.object({ line: z.int().min(2), email: z.string().nullable(), reason: z.string() }))
+    .meta({ description: 'The rows the import did not take and why (the first 1,000); `line` counts the header as 1.' }),
+});
+export const contactImportListSchema = wireList(contactImportSchema);
+export const contactImportReferenceSchema = z.object({ ...wireReference('contact_import').shape, status: importStatus });
+
+/** The legacy /audiences objects: segments named `audience`. */
+export const audienceSchema = z.object({ ...segmentSchema.shape, object: z.literal('audience') });
+export const createdAudienceSchema = z.object({ ...createdSegmentSchema.shape, object: z.literal('audience') });
+export const deletedAudienceSchema = z.object({ ...deletedSegmentSchema.shape, object: z.literal('audience') });

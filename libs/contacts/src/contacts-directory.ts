@@ -89,6 +89,14 @@ export class ContactsDirectory {
     return { members, nextAfter: rows.length === limit ? rows[rows.length - 1].id : null };
   }
 
+  /** How many of the segment's members a broadcast (with this topic, if any) would write to, suppressions aside. */
+  async countSendable(teamId: string, segmentId: string, topicId: string | null): Promise<number> {
+    if (!topicId) return this.contacts.countSendable(teamId, segmentId, null);
+    const topic = await this.topics.get(teamId, topicId);
+    // A topic deleted since: nobody is subscribed to what no longer exists.
+    return topic ? this.contacts.countSendable(teamId, segmentId, topic) : 0;
+  }
+
   /** One contact as segmentMembersPage describes its members (a test send, a preview); null when the team has no such contact. */
   async member(teamId: string, contactId: string, topicId: string | null = null, rawProperties = false): Promise<SegmentMember | null> {
     const [contact, definitions, topic] = await Promise.all([
@@ -156,8 +164,14 @@ export class ContactsDirectory {
   }
 
   /** The same in the caller's transaction `tx`: call `publish` once `tx` has committed. */
-  setUnsubscribedWithin(tx: Transaction, teamId: string, contactId: string, unsubscribed = true): Promise<Published<ContactWithSegments | null>> {
-    return this.events.changeWithin(tx, teamId, (tx) => this.unsubscribedChange(tx, teamId, contactId, unsubscribed));
+  setUnsubscribedWithin(
+    tx: Transaction,
+    teamId: string,
+    contactId: string,
+    unsubscribed = true,
+    homeRegion?: string,
+  ): Promise<Published<ContactWithSegments | null>> {
+    return this.events.changeWithin(tx, teamId, (tx) => this.unsubscribedChange(tx, teamId, contactId, unsubscribed), homeRegion);
   }
 
   /**
@@ -181,8 +195,9 @@ export class ContactsDirectory {
     contactId: string,
     topicId: string,
     subscription: TopicSubscription,
+    homeRegion?: string,
   ): Promise<Published<ContactWithSegments | null>> {
-    return this.events.changeWithin(tx, teamId, (tx) => this.topicChange(tx, teamId, contactId, topicId, subscription));
+    return this.events.changeWithin(tx, teamId, (tx) => this.topicChange(tx, teamId, contactId, topicId, subscription), homeRegion);
   }
 
   private async unsubscribedChange(
@@ -191,6 +206,9 @@ export class ContactsDirectory {
     contactId: string,
     unsubscribed: boolean,
   ): Promise<ContactChange<ContactWithSegments | null>> {
+    // The usual case (an unsubscribe link clicked) in one statement; the rest under a lock.
+    const changed = await this.contacts.setUnsubscribedIfChanged(teamId, contactId, unsubscribed, tx);
+    if (changed) return { result: changed, announce: [{ type: 'contact.updated', contact: changed }] };
     const contact = await this.contacts.lock(teamId, { id: contactId }, tx);
     if (!contact) return { result: null, announce: [] };
     if (contact.unsubscribed === unsubscribed) return { result: await this.contacts.withSegments(teamId, contact, tx), announce: [] };

@@ -85,6 +85,23 @@ export class ContactsRepository {
     return rows.length ? toContact(rows[0]) : null;
   }
 
+  /**
+   * Sets `unsubscribed` where it differs, in one statement (the row locked by the UPDATE itself):
+   * the contact as it now is, with its segments; null when there is no such contact or it was in
+   * that state already (the caller looks again under a lock).
+   */
+  async setUnsubscribedIfChanged(teamId: string, id: string, unsubscribed: boolean, tx: Transaction): Promise<ContactWithSegments | null> {
+    const rows = returnedRows<ContactRow & { segment_ids: string[] }>(
+      await managerOf(this.db, tx).query(
+        `UPDATE contacts SET unsubscribed = $3, updated_at = now() WHERE team_id = $1 AND id = $2 AND unsubscribed <> $3
+         RETURNING ${COLUMNS}, ARRAY(SELECT s.segment_id::text FROM segment_contacts s WHERE s.team_id = $1 AND s.contact_id = $2
+                                       ORDER BY s.created_at, s.segment_id) AS segment_ids`,
+        [teamId, id, unsubscribed],
+      ),
+    );
+    return rows.length ? { ...toContact(rows[0]), segmentIds: rows[0].segment_ids } : null;
+  }
+
   /** Applies `patch`; answers the contact as it is now, or null when there is none with that id. */
   async update(teamId: string, id: string, patch: ContactPatch, tx?: Transaction): Promise<Contact | null> {
     const sets: string[] = ['updated_at = now()'];
@@ -203,7 +220,12 @@ export class ContactsRepository {
     return { items: (page.before ? kept.reverse() : kept).map(toContact), hasMore: rows.length > page.limit };
   }
 
-  /** Members of a segment in contact id order, after `afterContactId`, with their subscription to `topicId` (explicit rows only). */
+  /**
+   * Members of a segment in contact id order, after `afterContactId`, with their subscription to
+   * `topicId` (explicit rows only). The keyset is stated on both tables: the
+   * planner merges the two primary-key scans, and without its own bound the contacts scan
+   * started at the team's first contact, so each page cost as much as all the pages before it.
+   */
   async segmentMembers(
     teamId: string,
     segmentId: string,
@@ -216,12 +238,29 @@ export class ContactsRepository {
          FROM segment_contacts sc
          JOIN contacts c ON c.id = sc.contact_id
          LEFT JOIN contact_topics ct ON ct.contact_id = sc.contact_id AND ct.topic_id = $4
-        WHERE sc.segment_id = $2 AND sc.team_id = $1 AND ($3::uuid IS NULL OR sc.contact_id > $3::uuid)
+        WHERE sc.segment_id = $2 AND sc.team_id = $1 AND ($3::uuid IS NULL OR (sc.contact_id > $3::uuid AND c.id > $3::uuid))
         ORDER BY sc.contact_id
         LIMIT $5`,
       [teamId, segmentId, afterContactId, topicId, limit],
     );
     return rows.map((row) => ({ ...toContact(row), subscription: row.subscription }));
+  }
+
+  /**
+   * The segment's members a broadcast would write to: not unsubscribed, and with a topic,
+   * subscribed to it (their own choice, else `topicDefault`). Suppressed addresses are not known here.
+   */
+  async countSendable(teamId: string, segmentId: string, topic: { id: string; defaultSubscription: TopicSubscription } | null): Promise<number> {
+    const rows: { n: string }[] = await this.db.query(
+      `SELECT count(*) AS n
+         FROM segment_contacts sc
+         JOIN contacts c ON c.id = sc.contact_id
+         LEFT JOIN contact_topics ct ON ct.contact_id = sc.contact_id AND ct.topic_id = $3
+        WHERE sc.team_id = $1 AND sc.segment_id = $2 AND NOT c.unsubscribed
+          AND ($3::uuid IS NULL OR coalesce(ct.subscription, $4) = 'opt_in')`,
+      [teamId, segmentId, topic?.id ?? null, topic?.defaultSubscription ?? null],
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   async countSegmentMembers(teamId: string, segmentId: string): Promise<number> {

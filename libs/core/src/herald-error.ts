@@ -29,6 +29,8 @@ export type HeraldErrorCode =
   | 'method_not_allowed'
   | 'daily_quota_exceeded'
   | 'monthly_quota_exceeded'
+  /** A broadcast would send more emails than the team's plan has left (Resend's 403 `validation_error`). */
+  | 'quota_reached'
   | 'rate_limit_exceeded'
   | 'payload_too_large'
   // Failures of the HTTP request itself, answered before any route runs.

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { regionIdCode } from '@herald/config';
 import { heraldClock } from './clock';
 
 /**
@@ -12,6 +13,29 @@ export function newId(): string {
   const time = heraldClock.nowMs().toString(16).padStart(12, '0');
   // randomUUID(): xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, its variant bits (y) already RFC 9562's.
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
+}
+
+/**
+ * An id of the email plane (emails and what hangs off them) also names the region whose database
+ * holds the record, so any region's API can tell where to read it without asking anyone: its
+ * version-7 `rand_a` (the 12 bits after the version digit, which RFC 9562 leaves to the
+ * implementation) is the region's code (regionIdCode, in @herald/config, which refuses two regions with one code). 62 random bits remain, as in `rand_b`:
+ * ids made in the same millisecond of a region still differ with overwhelming probability.
+ */
+export function newRegionalId(region: string): string {
+  const time = heraldClock.nowMs().toString(16).padStart(12, '0');
+  const code = regionIdCode(region).toString(16).padStart(3, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${code}${randomUUID().slice(18)}`;
+}
+
+/**
+ * The region of `regions` an id was made for (newRegionalId), or null: an id of another kind, made
+ * before ids carried regions, or of a region not in the list.
+ */
+export function regionOfId(id: string, regions: readonly string[]): string | null {
+  if (!UUID.test(id) || id[14] !== '7') return null;
+  const code = parseInt(id.slice(15, 18), 16);
+  return regions.find((region) => regionIdCode(region) === code) ?? null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

@@ -51,6 +51,50 @@ export async function runMigrations(config: DatabaseConfig): Promise<string[]> {
   }
 }
 
+/** One Postgres database of a deployment, and what it holds: `control`, or a region's email plane. */
+export interface HeraldDatabase {
+  url: string;
+  holds: string[];
+}
+
+/**
+ * The deployment's databases: the control plane's (CONTROL_DATABASE_URL, else DATABASE_URL) and
+ * each served region's email plane (REGION_DATABASE_URLS, else DATABASE_URL), one entry per
+ * database however many of them it holds. A single database holds everything by default.
+ */
+export function heraldDatabases(config: DatabaseConfig): HeraldDatabase[] {
+  const byUrl = new Map<string, HeraldDatabase>();
+  const add = (url: string, what: string) => {
+    const key = new URL(url).href;
+    const database = byUrl.get(key) ?? { url, holds: [] };
+    database.holds.push(what);
+    byUrl.set(key, database);
+  };
+  add(config.CONTROL_DATABASE_URL ?? config.DATABASE_URL, 'control');
+  for (const region of config.HERALD_REGIONS) add(config.REGION_DATABASE_URLS[region] ?? config.DATABASE_URL, region);
+  return [...byUrl.values()];
+}
+
+/**
+ * Every database of the deployment migrated (heraldDatabases), each under its own advisory lock,
+ * one after another: each gets the whole schema, so a region's database can take over the control
+ * plane's tables and the other way round without a second kind of migration.
+ */
+export async function migrateAll(config: DatabaseConfig): Promise<(HeraldDatabase & { applied: string[] })[]> {
+  const done: (HeraldDatabase & { applied: string[] })[] = [];
+  for (const database of heraldDatabases(config)) {
+    done.push({ ...database, applied: await runMigrations({ ...config, DATABASE_URL: database.url }) });
+  }
+  return done;
+}
+
+/** A database URL as printed: without its password. */
+export function printableUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.href;
+}
+
 /** Rows changed by an UPDATE or DELETE run through `query()`: TypeORM answers `[rows, count]`. */
 export function affectedRows(result: unknown): number {
   return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;

@@ -5,3 +5,4 @@ export * from './postgres.health';
 export * from './transaction';
 export * from './postgres-unavailable';
 export * from './clock-sync';
+export { migrations } from './migrations';

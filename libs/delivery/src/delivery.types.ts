@@ -20,6 +20,8 @@ export type RecipientOutcome =
       notBefore?: Date;
       /** The job was handed back unstarted (shutdown, a full destination queue): no delay is announced. */
       notAttempted?: true;
+      /** Handed back because the destination's queue was full (the work of building it was wasted). */
+      queueFull?: true;
     }
   /** The receiving side refused for good (5xx, null MX, no such domain). */
   | { kind: 'bounced'; bounce: Bounce; mx: string | null };
@@ -46,6 +48,9 @@ export interface DeliveryJob {
   requireTls: boolean;
 }
 
+/** Whether an email may be claimed now, or waits its turn (about `expectedWaitMs`) on a destination's waitlist. */
+export type Admission = { kind: 'admitted' } | { kind: 'waitlisted'; expectedWaitMs: number };
+
 /** Sends jobs to recipients' MX hosts. Never rejects: every recipient of the job gets one result. */
 export interface Transmitter {
   /**
@@ -54,4 +59,14 @@ export interface Transmitter {
    * queue holds it from then on, so the caller can stop counting it against its concurrency.
    */
   deliver(job: DeliveryJob, waiting?: () => void): Promise<RecipientResult[]>;
+  /**
+   * Admission before an email is claimed and built, from the domains its send command names:
+   * holds a place for its jobs in each destination's queue, or, one of them being full, puts
+   * the email on that destination's waitlist: the `onRoom` listener is given it back once there
+   * is room. The places are taken by the email's jobs as they arrive; `release` gives back the
+   * ones it did not use. An email `called` back (by any worker) is admitted.
+   */
+  admit?(emailId: string, domains: string[], called?: boolean): Promise<Admission>;
+  release?(emailId: string): void;
+  onRoom?(listener: (emailIds: string[]) => void): void;
 }

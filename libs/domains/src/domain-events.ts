@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { HeraldEvent } from '@herald/bus';
 import type { Transaction } from '@herald/database';
 import { ResourceEventOutbox } from '@herald/outbox';
-import { isoTimestamp, newId } from '@herald/core';
+import { heraldClock, isoTimestamp, newId } from '@herald/core';
 import { domainEventData } from './domain.presenter';
 import type { Domain } from './domain.types';
 import { DomainsRepository } from './domains.repository';
@@ -10,7 +10,7 @@ import { DomainsRepository } from './domains.repository';
 export type DomainEventType = 'domain.created' | 'domain.updated' | 'domain.deleted';
 
 /** The event envelope for a domain fact: the domain as it is now (or was, when deleted). */
-export function domainEvent(type: DomainEventType, domain: Domain, at: Date = new Date()): HeraldEvent {
+export function domainEvent(type: DomainEventType, domain: Domain, at: Date = heraldClock.now()): HeraldEvent {
   return { id: newId(), type, created_at: isoTimestamp(at), team_id: domain.teamId, data: domainEventData(domain) };
 }
 

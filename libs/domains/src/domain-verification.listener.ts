@@ -5,6 +5,7 @@ import { DomainEvents } from './domain-events';
 import type { Domain } from './domain.types';
 import { DomainsService } from './domains.service';
 import type { AfterCommit, DomainStatusListener } from './verification/domain-status.listener';
+import { heraldClock } from '@herald/core';
 
 /**
  * What the domains context does when the verifier reports (provide it as the verifier's
@@ -26,6 +27,6 @@ export class DomainVerificationListener implements DomainStatusListener {
 
   async dkimKeysChecked(domainId: string): Promise<void> {
     await this.domains.activateVerifiedKeys(domainId);
-    await this.domains.retireKeys(domainId, new Date(Date.now() - DKIM_RETIREMENT_GRACE_MS));
+    await this.domains.retireKeys(domainId, new Date(heraldClock.nowMs() - DKIM_RETIREMENT_GRACE_MS));
   }
 }

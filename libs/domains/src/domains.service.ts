@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { HeraldError, isUuid, newId } from '@herald/core';
+import { heraldClock, HeraldError, isUuid, newId } from '@herald/core';
 import { dkimEncryptionKey, decryptPrivateKey, encryptPrivateKey, generateDkimKey, newSelector } from './dkim-key.crypto';
 import { planActivation, planRetirement, rotatedAlgorithms, rotationInProgress } from './dkim-rotation';
 import { buildDnsRecords, carryVerification } from './dns-records.builder';
@@ -116,7 +116,7 @@ export class DomainsService {
   async verify(teamId: string, id: string): Promise<DomainReference> {
     const before = await this.find(teamId, id);
     await this.events.change('domain.updated', async (tx) => {
-      if (!(await this.domains.requestVerification(teamId, id, new Date(), tx))) throw notFound();
+      if (!(await this.domains.requestVerification(teamId, id, heraldClock.now(), tx))) throw notFound();
       const after = before.status === 'not_started' ? await this.domains.get(teamId, id, tx) : null;
       return { result: null, announce: after && after.status !== before.status ? after : null };
     });

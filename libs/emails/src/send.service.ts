@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { HeraldError, isHeraldError, newId } from '@herald/core';
+import { RegionAvailability } from '@herald/bus';
+import { HeraldError, isHeraldError, newRegionalId } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
 import { IdempotencyRecords, IdempotencyService, isIdempotencyConflict, Lease, Replay } from '@herald/idempotency';
 import { QuotaService, Reservation } from '@herald/limits';
@@ -16,10 +17,12 @@ export type Endpoint = 'POST /emails' | 'POST /emails/batch' | 'SMTP';
 
 /** One message submitted over SMTP, parsed and validated by the relay (SmtpSubmissions). */
 export interface MimeSubmission {
-  /** Chosen by the relay: the Message-ID it wrote into `raw.mime` may carry it. */
-  id: string;
   email: NormalizedEmail;
-  raw: { mime: Buffer | Buffer[]; messageId: string };
+  /**
+   * The message for the id the email is given (the Message-ID the relay writes may carry it), and
+   * where the body of a large one was stored as it arrived (NewEmail.raw).
+   */
+  raw: (emailId: string) => NonNullable<AcceptedEmail['raw']>;
   /** What makes two submissions with one idempotency key "the same message". */
   hash: string;
 }
@@ -28,7 +31,7 @@ type BatchError = NonNullable<BatchResponse['errors']>[number];
 
 /** What validation accepted, by index in the request, and (permissive batch) what it refused. */
 interface Acceptance {
-  emails: { index: number; email: NormalizedEmail; id?: string; raw?: AcceptedEmail['raw'] }[];
+  emails: { index: number; email: NormalizedEmail; raw?: MimeSubmission['raw'] }[];
   /** Refusals reported in the response instead of failing the request; null: any refusal fails it. */
   errors: BatchError[] | null;
   /** The response for the stored emails' ids (and the refusals), given and replayed. */
@@ -39,7 +42,7 @@ interface Acceptance {
 
 /**
  * The send path, one list of named steps for both endpoints:
- * idempotency → validate → sending domain (and its region) → quota → persist (with the
+ * idempotency → validate → sending domain (and its region, if reachable) → quota → persist (with the
  * idempotency record) → dispatch → respond.
  */
 @Injectable()
@@ -57,6 +60,7 @@ export class SendService {
     private readonly quota: QuotaService,
     private readonly sendingDomains: SendingDomains,
     private readonly events: EmailEventOutbox,
+    private readonly regions: RegionAvailability,
     metrics: MetricsService,
   ) {
     this.limits = sendLimitsOf(config);
@@ -78,9 +82,9 @@ export class SendService {
    * (forbidden_from_domain, *_quota_exceeded, idempotency conflicts) for the relay to translate.
    */
   sendMime(sender: Sender, submission: MimeSubmission, idempotencyKey: string | null): Promise<SendResponse> {
-    const { id, email, raw, hash } = submission;
+    const { email, raw, hash } = submission;
     return this.accept(sender, 'SMTP', hash, idempotencyKey, 'smtp', () => ({
-      emails: [{ index: 0, email, id, raw }],
+      emails: [{ index: 0, email, raw }],
       errors: null,
       respond: ([first]): SendResponse => ({ id: first }),
       where: () => '',
@@ -176,20 +180,23 @@ export class SendService {
     const dispatchIds = new Map<string, string>();
     const dispatchIdOf = (region: string) => {
       let dispatchId = dispatchIds.get(region);
-      if (!dispatchId) dispatchIds.set(region, (dispatchId = newId()));
+      if (!dispatchId) dispatchIds.set(region, (dispatchId = newRegionalId(region)));
       return dispatchId;
     };
     const rows: AcceptedEmail[] = [];
-    for (const { index, email, id, raw } of acceptance.emails) {
+    for (const { index, email, raw } of acceptance.emails) {
       let region: string;
       try {
         ({ region } = await resolve(email.fromDomain));
+        // A region whose NATS this process cannot reach: 503, rather than a 200 for an email that waits there unseen.
+        this.regions.assertReachable(region);
       } catch (error) {
         if (!acceptance.errors || !isHeraldError(error)) throw prefixed(error, acceptance.where(index));
         acceptance.errors.push({ index, message: error.message });
         continue;
       }
-      const emailId = id ?? newId();
+      // The id names the region whose database and stream hold the email (newRegionalId).
+      const emailId = newRegionalId(region);
       const dispatchId = email.scheduledAt ? emailId : dispatchIdOf(region);
       rows.push({
         id: emailId,
@@ -200,7 +207,7 @@ export class SendService {
         idempotencyKey: key,
         dispatchId,
         email,
-        ...(raw && { raw }),
+        ...(raw && { raw: raw(emailId) }),
       });
     }
     return rows;

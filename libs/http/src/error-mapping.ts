@@ -60,6 +60,7 @@ export function httpErrorFor(code: HeraldErrorCode): HttpError {
     case 'invalid_api_key':
       return { statusCode: 403, name: code };
     case 'forbidden_from_domain':
+    case 'quota_reached':
       return { statusCode: 403, name: 'validation_error' };
     case 'domain_paused':
       return { statusCode: 403, name: code };

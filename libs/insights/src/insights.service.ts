@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { HeraldError, isUuid } from '@herald/core';
 import { DomainsRepository } from '@herald/domains';
 import { EmailFeedRepository, EmailStore, type EmailRecord } from '@herald/messages';
+import { SuppressionsRepository } from '@herald/suppressions';
 import { DmarcLookup } from './dmarc-lookup';
-import type { Insight, OutcomeFacts } from './insight.types';
+import type { Insight, OutcomeFacts, RecipientHistory } from './insight.types';
 import { presentInsights, type InsightList } from './insights.presenter';
 import { InsightsRepository } from './insights.repository';
 import { scanMessage } from './message-scan';
@@ -16,6 +17,9 @@ import { CONTENT_RULES, evaluate, ordered, OUTCOME_RULES } from './rules';
  * and kept in email_insights, so the email answers the same findings from then on; outcome
  * insights are read from the email's events each time, and grow as its events arrive.
  */
+/** At most this many earlier troubles are read per email: the finding lists a few. */
+const HISTORY_LIMIT = 10;
+
 @Injectable()
 export class InsightsService {
   constructor(
@@ -24,6 +28,7 @@ export class InsightsService {
     private readonly domains: DomainsRepository,
     private readonly dmarc: DmarcLookup,
     private readonly insights: InsightsRepository,
+    private readonly suppressions: SuppressionsRepository,
   ) {}
 
   async forEmail(teamId: string, id: string): Promise<InsightList> {
@@ -42,7 +47,7 @@ export class InsightsService {
     const domain = await this.domains.findByName(record.teamId, email.fromDomain);
     const [dmarc, history] = await Promise.all([
       this.dmarc.facts(email.fromDomain, domain),
-      this.insights.history(
+      this.history(
         record.teamId,
         email.recipients.map((r) => r.toLowerCase()),
         record.createdAt,
@@ -51,6 +56,28 @@ export class InsightsService {
     const found = evaluate(CONTENT_RULES, { email, scan: scanMessage(email.html, email.text), domain: sendingDomainFacts(domain), dmarc, history });
     // Without a DMARC answer the findings are incomplete: answered now, computed again next time.
     return dmarc.kind === 'unknown' ? found : this.insights.keep(record.teamId, record.id, found);
+  }
+
+  /**
+   * The recipients' trouble before `before` (the email's acceptance): suppression-list entries,
+   * then bounces of the team's earlier emails to an address not on the list, newest first.
+   */
+  private async history(teamId: string, addresses: string[], before: Date): Promise<RecipientHistory[]> {
+    const entries = await this.suppressions.entriesBefore(teamId, addresses, before, HISTORY_LIMIT);
+    const suppressed: RecipientHistory[] = entries.map((entry) => ({
+      address: entry.email,
+      kind: 'suppressed',
+      origin: entry.origin,
+      at: entry.createdAt,
+      detail: entry.reason,
+    }));
+    if (suppressed.length >= HISTORY_LIMIT) return suppressed;
+    const except = entries.map((entry) => entry.email);
+    const bounces = await this.feed.bouncedBefore(teamId, addresses, before, except, HISTORY_LIMIT - suppressed.length);
+    return [
+      ...suppressed,
+      ...bounces.map((b): RecipientHistory => ({ address: b.address, kind: 'bounced', origin: null, at: b.at, detail: b.detail })),
+    ];
   }
 
   private async outcome(teamId: string, emailId: string): Promise<OutcomeFacts> {

@@ -92,13 +92,15 @@ describe('RateLimiter (Redis)', () => {
 
   it('keeps its state under the configured prefix and lets it expire', async () => {
     const team = randomUUID();
-    await limiter.consume(team, 10);
+    // The whole burst spent: the state lives until it has refilled, a second at 10/s (one request's
+    // 100 ms could pass before the TTL is read on a busy machine, and the key is then gone).
+    for (let i = 0; i < 10; i++) await limiter.consume(team, 10);
     const redis = east.get(RedisService);
     const key = redis.key('ratelimit', team);
     expect(key.startsWith(isolated.config.REDIS_PREFIX)).toBe(true);
     const ttl = await redis.client.pTTL(key);
     expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(100);
+    expect(ttl).toBeLessThanOrEqual(1000);
   });
 
   it('runs a script the server has not cached (EVALSHA falls back to EVAL)', async () => {

@@ -14,6 +14,8 @@ import { lastEventOf, type EmailEventRecord } from './email-events';
 import { latestEvents } from './latest-events';
 import { EmailEventsRepository } from './email-events.repository';
 import { toClaimedEmail, toFacts, type ClaimRow, type EmailRow } from './email.row';
+import { fillTemplateBodies } from './template-bodies';
+import { readStoredMimes } from './stored-mime';
 
 interface ClaimedRecipientRow {
   email_id: string;
@@ -75,7 +77,7 @@ export class ClaimsRepository {
            FROM (SELECT id, last_event AS before FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE) old
           WHERE e.id = old.id
         RETURNING e.id, e.team_id, e.region, e.from_address, e.to_addresses, e.cc_addresses, e.reply_to, e.subject,
-                  e.html, e.text_body, e.headers, e.tags, e.message_id, e.created_at,
+                  e.html, e.text_body, e.template_id, e.template_values, e.headers, e.tags, e.message_id, e.created_at,
                   greatest(e.created_at, coalesce(e.scheduled_at, e.created_at)) AS due_at, e.dispatch_count, old.before`,
         [claimedIds, claimSeconds],
       );
@@ -84,12 +86,11 @@ export class ClaimsRepository {
           WHERE email_id = ANY($1::uuid[]) ORDER BY email_id, position`,
         [claimedIds],
       );
-      const mimes: { email_id: string; mime: Buffer }[] = await m.query(`SELECT email_id, mime FROM email_mime WHERE email_id = ANY($1::uuid[])`, [
-        claimedIds,
-      ]);
+      const mimes = await readStoredMimes(m, claimedIds);
+      await fillTemplateBodies(m, emails);
       const claimed = new Map(emails.map((row) => [row.id, toClaimedEmail(row, token)]));
-      for (const { email_id, mime } of mimes) {
-        const email = claimed.get(email_id);
+      for (const [emailId, mime] of mimes) {
+        const email = claimed.get(emailId);
         if (email) email.mime = mime;
       }
       for (const r of rows) {
@@ -126,6 +127,24 @@ export class ClaimsRepository {
        UPDATE emails SET dispatch_at = now() + make_interval(secs => $2)
         WHERE id IN (SELECT email_id FROM renewed) AND dispatch_at IS NOT NULL`,
       [tokens, claimSeconds],
+    );
+  }
+
+  /**
+   * Sets the leases of unclaimed emails (emails.dispatch_at) `delayMs` ahead, so the reconciler
+   * dispatches them again then, its command saying whether the email was `called` back; only
+   * emails with a recipient still to send and not canceled. Rows are locked in id order, as the
+   * claim locks them.
+   */
+  async postpone(items: { emailId: string; delayMs: number; called: boolean }[]): Promise<void> {
+    if (!items.length) return;
+    await this.db.query(
+      `UPDATE emails e SET dispatch_at = now() + make_interval(secs => u.delay_ms / 1000.0), dispatch_called = u.called
+         FROM (SELECT id FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE) locked,
+              unnest($1::uuid[], $2::int[], $3::boolean[]) AS u(id, delay_ms, called)
+        WHERE e.id = locked.id AND u.id = e.id AND e.last_event <> 'canceled'
+          AND EXISTS (SELECT 1 FROM email_recipients r WHERE r.email_id = e.id AND r.status IN ('queued', 'deferred', 'sending'))`,
+      [items.map((i) => i.emailId), items.map((i) => Math.round(i.delayMs)), items.map((i) => i.called)],
     );
   }
 

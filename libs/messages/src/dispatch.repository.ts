@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { MAX_DOMAIN_HINTS } from '@herald/bus';
+import { addressDomain } from '@herald/core';
 import type { PublishEntries } from '@herald/outbox';
 
 /** An email the reconciler is to publish, with the generation its command carries (none for a first publish). */
@@ -8,7 +10,24 @@ export interface DueDispatch {
   teamId: string;
   region: string;
   generation?: number;
+  /** Its recipients' domains, the command's hint (see sendCommandSchema); none past MAX_DOMAIN_HINTS. */
+  domains?: string[];
+  /** Called back by the worker that postponed it: a place is kept for it. */
+  called?: true;
 }
+
+/** The hint of an email to these addresses. */
+export function domainsOf(addresses: Iterable<string>): string[] | undefined {
+  const domains = new Set<string>();
+  for (const address of addresses) {
+    domains.add(addressDomain(address));
+    if (domains.size > MAX_DOMAIN_HINTS) return undefined;
+  }
+  return [...domains];
+}
+
+/** Its recipients' domains (after the last @), from email_recipients r of email e. */
+const RECIPIENT_DOMAINS = `array(SELECT DISTINCT lower(substring(r.address from '[^@]*$')) FROM email_recipients r WHERE r.email_id = e.id`;
 
 /** Publishes due emails; true where the stream acknowledged the email's command. */
 type PublishDue = PublishEntries<DueDispatch>;
@@ -18,6 +37,8 @@ interface DueRow {
   team_id: string;
   region: string;
   dispatch_count: number;
+  domains: string[] | null;
+  dispatch_called?: boolean;
 }
 
 /**
@@ -46,7 +67,7 @@ export class DispatchRepository {
   publishDueOutbox(region: string, limit: number, publish: PublishDue): Promise<{ rows: number; published: number }> {
     return this.db.transaction(async (manager) => {
       const due: (DueRow & { dispatch_id: string; email_ids: string[] })[] = await manager.query(
-        `SELECT d.id AS dispatch_id, d.email_ids, e.id, e.team_id, e.region, e.dispatch_count
+        `SELECT d.id AS dispatch_id, d.email_ids, e.id, e.team_id, e.region, e.dispatch_count, ${RECIPIENT_DOMAINS}) AS domains
            FROM (SELECT id, email_ids FROM email_dispatches WHERE region = $1 AND due_at <= now()
                   ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
            LEFT JOIN emails e ON e.id = ANY(d.email_ids)`,
@@ -54,7 +75,9 @@ export class DispatchRepository {
       );
       // An email deleted meanwhile (its team was) has nothing left to send.
       const emails = due.filter((row) => row.id !== null && row.dispatch_count === 0);
-      const published = await publish(emails.map((row) => ({ emailId: row.id, teamId: row.team_id, region: row.region })));
+      const published = await publish(
+        emails.map((row) => ({ emailId: row.id, teamId: row.team_id, region: row.region, domains: domainsOf(row.domains ?? []) })),
+      );
       const left = new Map(due.map((row) => [row.dispatch_id, [] as string[]]));
       emails.forEach((row, i) => published[i] || left.get(row.dispatch_id)!.push(row.id));
       const done = [...left].filter(([, ids]) => ids.length === 0).map(([id]) => id);
@@ -74,18 +97,27 @@ export class DispatchRepository {
   publishDueLeases(region: string, limit: number, claimSeconds: number, publish: PublishDue): Promise<{ rows: number; published: number }> {
     return this.db.transaction(async (manager) => {
       const due: DueRow[] = await manager.query(
-        `SELECT id, team_id, region, dispatch_count FROM emails
+        `SELECT e.id, e.team_id, e.region, e.dispatch_count, e.dispatch_called,
+                ${RECIPIENT_DOMAINS} AND r.status IN ('queued', 'deferred', 'sending')) AS domains
+           FROM emails e
           WHERE region = $1 AND dispatch_at <= now()
           ORDER BY dispatch_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [region, limit],
       );
       const published = await publish(
-        due.map((row) => ({ emailId: row.id, teamId: row.team_id, region: row.region, generation: row.dispatch_count + 1 })),
+        due.map((row) => ({
+          emailId: row.id,
+          teamId: row.team_id,
+          region: row.region,
+          generation: row.dispatch_count + 1,
+          domains: domainsOf(row.domains ?? []),
+          ...(row.dispatch_called && { called: true as const }),
+        })),
       );
       const ids = due.filter((_, i) => published[i]).map((row) => row.id);
       if (ids.length) {
         await manager.query(
-          `UPDATE emails SET dispatch_count = dispatch_count + 1, dispatch_at = now() + make_interval(secs => $2)
+          `UPDATE emails SET dispatch_count = dispatch_count + 1, dispatch_at = now() + make_interval(secs => $2), dispatch_called = false
             WHERE id = ANY($1::uuid[])`,
           [ids, claimSeconds],
         );

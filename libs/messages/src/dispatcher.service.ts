@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { SendPublisher } from '@herald/bus';
 import { MetricsService } from '@herald/observability';
 import { Outbox, outboxTuning } from '@herald/outbox';
-import { DispatchRepository, type DueDispatch } from './dispatch.repository';
+import { DispatchRepository, domainsOf, type DueDispatch } from './dispatch.repository';
 import type { NewEmail } from './email-record.types';
 import { MESSAGES_CONFIG, MessagesConfig } from './messages.config';
 
@@ -38,8 +38,15 @@ export class Dispatcher implements OnModuleDestroy {
     this.outbox = new Outbox<DispatchEntry>(
       'dispatches',
       {
-        publish: ({ emailId, teamId, region, generation }) =>
-          publisher.publish({ emailId, teamId, region, ...(generation !== undefined && { generation }) }),
+        publish: ({ emailId, teamId, region, generation, domains, called }) =>
+          publisher.publish({
+            emailId,
+            teamId,
+            region,
+            ...(generation !== undefined && { generation }),
+            ...(domains && { domains }),
+            ...(called && { called }),
+          }),
         describe: (e) => ({ id: e.emailId, type: 'send command of email' }),
         rowOf: (e) => e.dispatchId ?? e.emailId,
         confirm: (ids) => dispatches.confirm(ids),
@@ -59,8 +66,18 @@ export class Dispatcher implements OnModuleDestroy {
    * relay. An outbox row is confirmed (deleted) once every email it lists was acknowledged.
    * Returns how many were acknowledged.
    */
-  async dispatch(emails: Pick<NewEmail, 'id' | 'teamId' | 'region' | 'dispatchId'>[]): Promise<number> {
-    const acked = await this.outbox.publish(emails.map((e) => ({ emailId: e.id, teamId: e.teamId, region: e.region, dispatchId: e.dispatchId })));
+  async dispatch(
+    emails: (Pick<NewEmail, 'id' | 'teamId' | 'region' | 'dispatchId'> & { email?: Pick<NewEmail['email'], 'recipients'> })[],
+  ): Promise<number> {
+    const acked = await this.outbox.publish(
+      emails.map((e) => ({
+        emailId: e.id,
+        teamId: e.teamId,
+        region: e.region,
+        dispatchId: e.dispatchId,
+        domains: e.email && domainsOf(e.email.recipients.map((r) => r.address)),
+      })),
+    );
     const acknowledged = acked.filter(Boolean).length;
     if (acknowledged) this.published.inc({ outcome: 'acknowledged' }, acknowledged);
     if (acknowledged < emails.length) this.published.inc({ outcome: 'failed' }, emails.length - acknowledged);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { EventPublisher, type HeraldEvent } from '@herald/bus';
+import { EventPublisher, EVENTS_PER_MESSAGE, type HeraldEvent } from '@herald/bus';
 import { isoTimestamp } from '@herald/core';
 import { MetricsService } from '@herald/observability';
 import { EVENT_RELAY_AFTER_MS, Outbox, outboxTuning } from '@herald/outbox';
@@ -25,14 +25,15 @@ export const toHeraldEvent = (e: EmailEventRecord): HeraldEvent => ({
 @Injectable()
 export class EmailEventOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly outbox: Outbox<EmailEventRecord>;
+  private readonly published;
 
   constructor(
     @Inject(MESSAGES_CONFIG.token) config: MessagesConfig,
     repository: EmailEventsRepository,
-    publisher: EventPublisher,
+    private readonly publisher: EventPublisher,
     metrics: MetricsService,
   ) {
-    const published = metrics.counter('herald_email_events_published_total', 'Email events put on the events stream, by type and path', [
+    this.published = metrics.counter('herald_email_events_published_total', 'Email events put on the events stream, by type and path', [
       'type',
       'path',
     ]);
@@ -42,7 +43,7 @@ export class EmailEventOutbox implements OnApplicationBootstrap, OnModuleDestroy
       [(limit, publish) => repository.relayDue(config.HERALD_REGION, EVENT_RELAY_AFTER_MS, limit, publish)],
       outboxTuning(config),
       new Logger(EmailEventOutbox.name),
-      (e, path) => published.inc({ type: e.type, path }),
+      (e, path) => this.published.inc({ type: e.type, path }),
     );
   }
 
@@ -57,6 +58,28 @@ export class EmailEventOutbox implements OnApplicationBootstrap, OnModuleDestroy
   /** Publishes recorded events in the background; a failure is left to the relay. */
   publish(events: EmailEventRecord[]): void {
     void this.outbox.publish(events);
+  }
+
+  /**
+   * Publishes events recorded as published already (EmailStore.recordEngagementPublished): their
+   * fact's own stream redelivers it until they are on the events stream, so there is no row to
+   * confirm nor relay. Several of one type and region share a message. Rejects unless every
+   * message was acknowledged.
+   */
+  async publishRecorded(events: EmailEventRecord[]): Promise<void> {
+    const groups = new Map<string, EmailEventRecord[]>();
+    for (const e of events) {
+      const key = `${e.region} ${e.type}`;
+      const group = groups.get(key);
+      if (group) group.push(e);
+      else groups.set(key, [e]);
+    }
+    const messages: EmailEventRecord[][] = [];
+    for (const group of groups.values()) {
+      for (let i = 0; i < group.length; i += EVENTS_PER_MESSAGE) messages.push(group.slice(i, i + EVENTS_PER_MESSAGE));
+    }
+    await Promise.all(messages.map((m) => this.publisher.publishMany(m[0]!.region, m.map(toHeraldEvent))));
+    for (const e of events) this.published.inc({ type: e.type, path: 'direct' });
   }
 
   /** One relay pass now (tests); answers how many events it published. */

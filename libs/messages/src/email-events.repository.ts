@@ -36,12 +36,17 @@ const toRecord = (r: EventRow): EmailEventRecord => ({
 export class EmailEventsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Inserts events in the caller's transaction; returns those that were new (an id seen before is skipped). */
-  async insert(m: EntityManager, events: EmailEventRecord[]): Promise<EmailEventRecord[]> {
+  /**
+   * Inserts events in the caller's transaction; returns those that were new (an id seen before is
+   * skipped). `published`: the caller puts them on the stream itself before it lets go of their
+   * fact (whose own stream redelivers it otherwise), so they are stored as published, out of the relay's way.
+   */
+  async insert(m: EntityManager, events: EmailEventRecord[], published = false): Promise<EmailEventRecord[]> {
     if (!events.length) return [];
     const inserted: { id: string }[] = await m.query(
-      `INSERT INTO email_events (id, email_id, team_id, region, type, recipients, data, created_at)
-       SELECT u.id, u.email_id, u.team_id, u.region, u.type, ARRAY(SELECT jsonb_array_elements_text(u.recipients)), u.data, u.created_at
+      `INSERT INTO email_events (id, email_id, team_id, region, type, recipients, data, created_at, published_at)
+       SELECT u.id, u.email_id, u.team_id, u.region, u.type, ARRAY(SELECT jsonb_array_elements_text(u.recipients)), u.data, u.created_at,
+              CASE WHEN $9::boolean THEN now() END
          FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])
               AS u(id, email_id, team_id, region, type, recipients, data, created_at)
        ON CONFLICT (id) DO NOTHING
@@ -55,10 +60,18 @@ export class EmailEventsRepository {
         events.map((e) => JSON.stringify(e.recipients)),
         events.map((e) => JSON.stringify(e.data)),
         events.map((e) => e.createdAt.toISOString()),
+        published,
       ],
     );
     const fresh = new Set(inserted.map((r) => r.id));
     return events.filter((e) => fresh.has(e.id));
+  }
+
+  /** Events as stored, by id (in the caller's transaction). */
+  async stored(m: EntityManager, ids: string[]): Promise<EmailEventRecord[]> {
+    if (!ids.length) return [];
+    const rows: EventRow[] = await m.query(`SELECT ${COLUMNS} FROM email_events WHERE id = ANY($1::uuid[])`, [ids]);
+    return rows.map(toRecord);
   }
 
   /** last_event follows the latest event of each email (an older event arriving late changes nothing). */

@@ -47,6 +47,13 @@ export interface EmailTimelineEvent {
   createdAt: Date;
 }
 
+/** A recipient of one of the team's earlier emails that bounced: what an insight about the address reads. */
+export interface EarlierBounce {
+  address: string;
+  at: Date;
+  detail: string | null;
+}
+
 /**
  * The dashboard's reading of a team's emails: the filtered feed, newest first by the same
  * (created_at, id) keyset as GET /emails, and an email's recipients, events and stored MIME.
@@ -95,6 +102,22 @@ export class EmailFeedRepository {
     return this.db.query(
       `SELECT id, type, recipients, data, created_at AS "createdAt" FROM email_events WHERE team_id = $1 AND email_id = $2 ORDER BY created_at, id`,
       [teamId, emailId],
+    );
+  }
+
+  /**
+   * The team's recipients among these (lowercased) addresses that bounced before `before`, newest
+   * first, leaving out the addresses in `except`.
+   */
+  async bouncedBefore(teamId: string, addresses: string[], before: Date, except: string[], limit: number): Promise<EarlierBounce[]> {
+    if (!addresses.length) return [];
+    return this.db.query(
+      `SELECT lower(r.address) AS address, r.updated_at AS at, r.last_response AS detail
+         FROM email_recipients r JOIN emails e ON e.id = r.email_id
+        WHERE lower(r.address) = ANY($2::text[]) AND lower(r.address) <> ALL($4::text[])
+          AND e.team_id = $1 AND r.status = 'bounced' AND r.updated_at < $3
+        ORDER BY r.updated_at DESC LIMIT $5`,
+      [teamId, addresses, before, except, limit],
     );
   }
 

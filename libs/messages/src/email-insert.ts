@@ -1,4 +1,6 @@
+import { jsonbArrayParameter, textArrayParameter } from './binary-arrays';
 import type { NewEmail } from './email-record.types';
+import type { TemplateParts } from './email-template';
 
 /**
  * The send path's insert statement for any number of emails: emails, recipients, attachments,
@@ -34,34 +36,69 @@ export function sendInsert(emails: NewEmail[], graceSeconds: number): { text: st
         ? mime.map((part) => `$${values.push(part)}::bytea`).join(' || ')
         : `''::bytea`
       : `$${values.push(mime)}::bytea`;
-  const mimes = emails.flatMap(({ id, raw }) => (raw ? [`($${values.push(id)}::uuid, ${bytea(raw.mime)})`] : []));
+  const mimes = emails.flatMap(({ id, raw }) => (raw && !raw.upload ? [`($${values.push(id)}::uuid, ${bytea(raw.mime)})`] : []));
   if (mimes.length) more.push(`mime_in AS (INSERT INTO email_mime (email_id, mime) VALUES ${mimes.join(', ')} RETURNING email_id)`);
-  return { text: `${insertSendSql(emails.length)}${more.map((cte) => `, ${cte}`).join('')}\n${INSERT_RECIPIENTS}`, values };
+  // A large message: its header (and the start of its body) here, the rest from its stored chunks,
+  // joined by Postgres. A chunk missing (Postgres restarted, the table being unlogged) leaves the
+  // message NULL, which fails the statement rather than storing part of it.
+  const uploaded = emails.flatMap(({ id, raw }) =>
+    raw?.upload
+      ? [`($${values.push(id)}::uuid, ${bytea(raw.mime)}, $${values.push(raw.upload.id)}::uuid, $${values.push(raw.upload.chunks)}::int)`]
+      : [],
+  );
+  if (uploaded.length) {
+    more.push(`uploaded AS (SELECT * FROM (VALUES ${uploaded.join(', ')}) AS v(email_id, head, upload_id, chunks))`);
+    more.push(`mime_joined AS (
+       INSERT INTO email_mime (email_id, mime)
+       SELECT v.email_id, v.head || (SELECT CASE WHEN count(*) = v.chunks THEN coalesce(string_agg(c.data, ''::bytea ORDER BY c.seq), ''::bytea) END
+                                       FROM email_mime_uploads c WHERE c.upload_id = v.upload_id)
+       FROM uploaded v
+       RETURNING email_id)`);
+    more.push(`uploads_out AS (DELETE FROM email_mime_uploads WHERE upload_id IN (SELECT upload_id FROM uploaded) RETURNING upload_id)`);
+  }
+  const templates = new Map<string, { id: string; team_id: string; html: TemplateParts | null; text_body: TemplateParts | null }>();
+  for (const { teamId, template } of emails) {
+    if (template) templates.set(template.of.id, { id: template.of.id, team_id: teamId, html: template.of.html, text_body: template.of.text });
+  }
+  if (templates.size) {
+    // Written by the first chunk that uses it; the same content under the same id after that.
+    more.push(`templates_in AS (
+       INSERT INTO email_templates (id, team_id, html, text_body)
+       SELECT * FROM jsonb_to_recordset($${values.push(JSON.stringify([...templates.values()]))}::jsonb)
+         AS t(id uuid, team_id uuid, html jsonb, text_body jsonb)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id)`);
+  }
+  return { text: `${INSERT_SEND}${more.map((cte) => `, ${cte}`).join('')}\n${INSERT_RECIPIENTS}`, values };
 }
 
 /**
  * The send path's insert, as parallel arrays (unnest): Postgres reads them faster than a JSON
  * record set. The header address lists (to, cc, bcc, reply_to) are slices of one flat array
  * ($13), four [first, last] pairs per email in $14; $21 is the API key of each email, $22 its
- * broadcast (or NULL). The bodies (html, text) are one parameter each, from $23 on: node-postgres writes a parameter as it is, where an array element of a
- * kilobyte of HTML would be escaped and copied twice. The emails' dispatch-outbox rows ($20 the
- * row of each email) list them, due after the grace period ($19) or at their scheduled time.
+ * broadcast (or NULL); $23 and $24 the bodies (html, text); $25 and $26 the template and
+ * values of an email whose bodies are filled in when read (email-template.ts). The text and
+ * jsonb arrays are sent in Postgres's binary format (binary-arrays.ts): no quoting, no parsing,
+ * and one parameter for all the bodies (a parameter per body made planning the statement cost
+ * tens of milliseconds for a broadcast's chunk of 1,000). The emails' dispatch-outbox rows ($20
+ * the row of each email) list them, due after the grace period ($19) or at their scheduled time.
  */
-function insertSendSql(count: number): string {
-  const addressList = (k: number) => `($13::text[])[($14::int[])[o + ${2 * k + 1}]:($14::int[])[o + ${2 * k + 2}]]`;
-  const bodies = (first: number) => `ARRAY[${Array.from({ length: count }, (_, i) => `$${first + i}::text`).join(', ')}]`;
-  return `WITH input AS (
+const addressList = (k: number) => `($13::text[])[($14::int[])[o + ${2 * k + 1}]:($14::int[])[o + ${2 * k + 2}]]`;
+const INSERT_SEND = `WITH input AS (
   SELECT x.*, (x.n::int - 1) * 8 AS o
-    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], ${bodies(23)}, ${bodies(23 + count)},
-                $7::jsonb[], $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $20::uuid[], $21::uuid[], $22::uuid[])
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $23::text[], $24::text[],
+                $7::jsonb[], $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $20::uuid[], $21::uuid[], $22::uuid[],
+                $25::uuid[], $26::jsonb[])
          WITH ORDINALITY AS x(id, team_id, region, source, from_address, subject, html, text_body, headers, tags,
-                              message_id, last_event, scheduled_at, idempotency_key, dispatch_id, api_key_id, broadcast_id, n)
+                              message_id, last_event, scheduled_at, idempotency_key, dispatch_id, api_key_id, broadcast_id,
+                              template_id, template_values, n)
 ), emails_in AS (
   INSERT INTO emails (id, team_id, region, source, from_address, to_addresses, cc_addresses, bcc_addresses, reply_to,
-    subject, html, text_body, headers, tags, message_id, last_event, scheduled_at, idempotency_key, api_key_id, broadcast_id, created_at)
+    subject, html, text_body, headers, tags, message_id, last_event, scheduled_at, idempotency_key, api_key_id, broadcast_id,
+    template_id, template_values, created_at)
   SELECT id, team_id, region, source, from_address, ${addressList(0)}, nullif(${addressList(1)}, '{}'),
     nullif(${addressList(2)}, '{}'), nullif(${addressList(3)}, '{}'), subject, html, text_body, headers, tags,
-    message_id, last_event, scheduled_at, idempotency_key, api_key_id, broadcast_id, clock_timestamp()
+    message_id, last_event, scheduled_at, idempotency_key, api_key_id, broadcast_id, template_id, template_values, clock_timestamp()
   FROM input
   RETURNING id
 ), outbox_in AS (
@@ -70,17 +107,17 @@ function insertSendSql(count: number): string {
   FROM input GROUP BY dispatch_id, region, scheduled_at
   RETURNING id
 )`;
-}
 
 const INSERT_RECIPIENTS = `INSERT INTO email_recipients (email_id, position, kind, address)
 SELECT * FROM unnest($15::uuid[], $16::smallint[], $17::text[], $18::text[])`;
 
 /**
- * The parameters of insertSendSql and INSERT_RECIPIENTS: $1 to $18 as array literals, $19 (the
- * grace period), $20 (the outbox row of each email), $21 (the API key of each email), $22 (the
- * broadcast of each email), then every
- * html and every text. The literals are joined here in one pass; node-postgres would build
- * them element by element, escaping and concatenating each (several % of the API's CPU).
+ * The parameters of INSERT_SEND and INSERT_RECIPIENTS: $1 to $18 as arrays, $19 (the grace
+ * period), $20 (the outbox row of each email), $21 (the API key of each email), $22 (the
+ * broadcast of each email), $23 (every html), $24 (every text), $25 and $26 (each email's
+ * template and its values, or NULL). The uuid, integer and timestamp
+ * arrays are literals joined here in one pass (node-postgres would build them element by
+ * element); the text and jsonb ones are binary.
  */
 function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
   const ids: string[] = [];
@@ -106,8 +143,12 @@ function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
   const dispatchIds: string[] = [];
   const apiKeyIds: string[] = [];
   const broadcastIds: string[] = [];
-  for (const { id, teamId, region, source, apiKeyId, broadcastId, idempotencyKey, dispatchId, email, raw } of emails) {
+  const templateIds: string[] = [];
+  const templateValues: (string | null)[] = [];
+  for (const { id, teamId, region, source, apiKeyId, broadcastId, idempotencyKey, dispatchId, email, raw, template } of emails) {
     ids.push(id);
+    templateIds.push(template?.of.id ?? 'NULL');
+    templateValues.push(template ? JSON.stringify(template.values) : null);
     dispatchIds.push(dispatchId);
     apiKeyIds.push(apiKeyId ?? 'NULL');
     broadcastIds.push(broadcastId ?? 'NULL');
@@ -137,23 +178,29 @@ function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
   }
   return [
     ...[ids, teams].map(plainArray),
-    ...[regions, sources, froms, subjects, headers, tags, messageIds, lastEvents, scheduled, keys, addresses].map(textArray),
+    ...[regions, sources, froms, subjects].map(textArrayParameter),
+    ...[headers, tags].map(jsonbArrayParameter),
+    ...[messageIds, lastEvents].map(textArrayParameter),
+    textArray(scheduled),
+    ...[keys, addresses].map(textArrayParameter),
     plainArray(bounds),
     plainArray(recipientEmails),
     plainArray(positions),
-    ...[kinds, recipientAddresses].map(textArray),
+    ...[kinds, recipientAddresses].map(textArrayParameter),
     graceSeconds,
     plainArray(dispatchIds),
     plainArray(apiKeyIds),
     plainArray(broadcastIds),
-    ...htmls,
-    ...texts,
+    textArrayParameter(htmls),
+    textArrayParameter(texts),
+    plainArray(templateIds),
+    jsonbArrayParameter(templateValues),
   ];
 }
 
 /** An array literal of values that need no quoting (UUIDs, integers, NULL). */
 const plainArray = (values: (string | number)[]): string => `{${values.join(',')}}`;
 
-/** An array literal of strings (or NULLs), each quoted with `"` and `\\` escaped. */
+/** An array literal of strings (or NULLs), each quoted with `"` and `\\` escaped: the timestamps. */
 const textArray = (values: (string | null)[]): string =>
   `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/["\\]/g, '\\$&')}"`)).join(',')}}`;

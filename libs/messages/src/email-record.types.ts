@@ -1,3 +1,5 @@
+import type { EmailTemplate } from './email-template';
+
 /** `last_event` values of an email, as Resend names them. */
 export type EmailEvent =
   | 'queued'
@@ -93,10 +95,22 @@ export interface NewEmail<E extends EmailContent = EmailContent> {
   dispatchId: string;
   email: E;
   /**
+   * Bodies filled in when read, from a template stored once for many emails (a broadcast's) and
+   * this email's values; `email.html` and `email.text` are then null. See email-template.ts.
+   */
+  template?: { of: EmailTemplate; values: string[] } | null;
+  /**
    * SMTP only: the message to send as is (stored in email_mime, DKIM-signed by the worker) and
    * its Message-ID (with angle brackets), the client's or the one Herald wrote into `mime`.
    * The message may come in parts, joined by Postgres (the relay's rewritten header and the body
-   * as received), so that it is never copied into one more Buffer.
+   * as received), so that it is never copied into one more Buffer. A large message's body went
+   * to Postgres as it arrived (`upload`, MimeUploadsRepository): its chunks follow `mime`.
    */
-  raw?: { mime: Buffer | Buffer[]; messageId: string };
+  raw?: { mime: Buffer | Buffer[]; messageId: string; upload?: MimeUpload };
+}
+
+/** The stored chunks of a message body (email_mime_uploads): all `chunks` of them must be there. */
+export interface MimeUpload {
+  id: string;
+  chunks: number;
 }

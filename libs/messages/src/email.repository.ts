@@ -7,6 +7,7 @@ import { EmailEventsRepository } from './email-events.repository';
 import { sendInsert } from './email-insert';
 import { SUMMARY_COLUMNS, toRecord, toSummary, type EmailRow } from './email.row';
 import { scheduledEvents } from './scheduled-events';
+import { fillTemplateBodies } from './template-bodies';
 import { MESSAGES_CONFIG, MessagesConfig } from './messages.config';
 
 /**
@@ -48,10 +49,10 @@ export class EmailRepository {
 
   async get(teamId: string, id: string): Promise<EmailRecord | null> {
     const rows: EmailRow[] = await this.db.query(
-      `SELECT ${SUMMARY_COLUMNS}, html, text_body, headers, tags FROM emails WHERE team_id = $1 AND id = $2`,
+      `SELECT ${SUMMARY_COLUMNS}, html, text_body, headers, tags, template_id, template_values FROM emails WHERE team_id = $1 AND id = $2`,
       [teamId, id],
     );
-    return rows.length ? toRecord(rows[0]) : null;
+    return rows.length ? toRecord((await fillTemplateBodies(this.db, rows))[0]) : null;
   }
 
   /** The MIME message an email relayed over SMTP was stored with (email_mime), or null. */

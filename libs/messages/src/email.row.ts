@@ -23,6 +23,9 @@ export interface EmailRow {
   scheduled_at: Date | null;
   created_at: Date;
   dispatch_count: number;
+  /** Bodies filled in when read (template-bodies.ts); null for an email stored with its own. */
+  template_id?: string | null;
+  template_values?: string[] | null;
 }
 
 export const SUMMARY_COLUMNS = `id, team_id, region, source, from_address, to_addresses, cc_addresses, bcc_addresses,
@@ -45,12 +48,15 @@ type SummaryRow = Pick<
   | 'scheduled_at'
   | 'created_at'
 >;
-type RecordRow = SummaryRow & Pick<EmailRow, 'html' | 'text_body' | 'headers' | 'tags'>;
+type RecordRow = SummaryRow & Pick<EmailRow, 'html' | 'text_body' | 'headers' | 'tags' | 'template_id' | 'template_values'>;
 type FactsRow = Pick<EmailRow, 'id' | 'team_id' | 'region' | 'from_address' | 'subject' | 'message_id' | 'tags' | 'headers' | 'created_at'>;
 
 /** What a claim's UPDATE returns: the email's sending columns, when it became due, and its last_event before the claim. */
 export type ClaimRow = FactsRow &
-  Pick<EmailRow, 'to_addresses' | 'cc_addresses' | 'reply_to' | 'html' | 'text_body' | 'dispatch_count'> & { due_at: Date; before: EmailEvent };
+  Pick<EmailRow, 'to_addresses' | 'cc_addresses' | 'reply_to' | 'html' | 'text_body' | 'dispatch_count' | 'template_id' | 'template_values'> & {
+    due_at: Date;
+    before: EmailEvent;
+  };
 
 export function toSummary(row: SummaryRow): EmailSummary {
   return {

@@ -7,6 +7,7 @@ import type { EmailEventRecord } from './email-events';
 import { EmailRepository } from './email.repository';
 import { EngagementRepository, type EngagementHit } from './engagement.repository';
 import { mimeBodies } from './mime-bodies';
+import { MimeUploadsRepository } from './mime-uploads.repository';
 
 /**
  * A write to commit in the insert's transaction (the send path's idempotency record), through
@@ -26,11 +27,30 @@ export class EmailStore {
     private readonly emails: EmailRepository,
     private readonly claims: ClaimsRepository,
     private readonly engagement: EngagementRepository,
+    private readonly uploads: MimeUploadsRepository,
   ) {}
 
   /** Stores accepted emails with their dispatch-outbox rows (and `email.scheduled` events); see EmailRepository.insert. */
   insert(emails: NewEmail[], alongside?: AlongsideWrite): Promise<EmailEventRecord[]> {
     return this.emails.insert(emails, alongside);
+  }
+
+  /**
+   * Stores chunk `seq` (from 0) of a large SMTP message's body as it arrives, for `insert` to
+   * join into the email's MIME message (NewEmail.raw.upload) when it commits.
+   */
+  appendMime(uploadId: string, seq: number, data: Buffer): Promise<void> {
+    return this.uploads.append(uploadId, seq, data);
+  }
+
+  /** Drops the stored chunks of a message that was not accepted. */
+  discardMime(uploadId: string): Promise<void> {
+    return this.uploads.discard(uploadId);
+  }
+
+  /** Drops chunks stored more than `seconds` ago (by a process that died mid-DATA); answers how many. */
+  sweepMimeUploads(seconds: number): Promise<number> {
+    return this.uploads.sweep(seconds);
   }
 
   /**
@@ -82,6 +102,15 @@ export class EmailStore {
   }
 
   /**
+   * Puts off emails a worker turned away before claiming them: each one's lease comes due after
+   * its delay, when the reconciler dispatches it again (`called`: back into a place kept for it).
+   * Emails with nothing left to send are left alone.
+   */
+  postpone(items: { emailId: string; delayMs: number; called: boolean }[]): Promise<void> {
+    return this.claims.postpone(items);
+  }
+
+  /**
    * Records claimed outcomes: recipients' states, each email's dispatch (done, or its lease until
    * the next retry is due) and last_event, and `alongside` in the same transaction. Answers, per
    * outcome, its events that were new.
@@ -100,8 +129,17 @@ export class EmailStore {
     return this.claims.recordLate(events, statuses);
   }
 
-  /** Records opens and clicks (tracking) as email events; answers the new ones. */
-  recordEngagement(hits: EngagementHit[]): Promise<EmailEventRecord[]> {
-    return this.engagement.record(hits);
+  /** Records opens and clicks (tracking) as email events; answers the new ones (for the outbox). */
+  async recordEngagement(hits: EngagementHit[]): Promise<EmailEventRecord[]> {
+    return (await this.engagement.record(hits)).fresh;
+  }
+
+  /**
+   * Records opens and clicks whose events the caller publishes itself before it lets go of the
+   * hits (the tracking stream redelivers them otherwise): stored as published, no outbox relay.
+   * Answers every recorded hit's event as stored, those recorded before included.
+   */
+  async recordEngagementPublished(hits: EngagementHit[]): Promise<EmailEventRecord[]> {
+    return (await this.engagement.record(hits, true)).events;
   }
 }

@@ -94,6 +94,24 @@ describe('EmailStore.recordEngagement', () => {
     expect((await db.query(`SELECT last_event FROM emails WHERE id = $1`, [id]))[0].last_event).toBe('clicked');
   });
 
+  it('records hits whose caller publishes the events: stored as published, a retried hit answered as it was stored', async () => {
+    const id = await email();
+    const first = hit(id);
+    const [event] = await store.recordEngagementPublished([first]);
+    expect(event!.data.tracking).toEqual({ machine: false, reason: null, unique: true });
+    // Again with a new hit, as a redelivered message would come: the new one is not unique, the
+    // retried one is answered as stored (still the unique one), and nothing is stored twice.
+    const again = await store.recordEngagementPublished([first, hit(id)]);
+    expect(again).toHaveLength(2);
+    expect(again.find((e) => e.id === event!.id)).toEqual(event);
+    expect(again.find((e) => e.id !== event!.id)!.data.tracking).toEqual({ machine: false, reason: null, unique: false });
+    const rows: { n: number; unpublished: number }[] = await db.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE published_at IS NULL)::int AS unpublished FROM email_events WHERE email_id = $1`,
+      [id],
+    );
+    expect(rows).toEqual([{ n: 2, unpublished: 0 }]);
+  });
+
   it('records nothing for an email or a recipient that is not on record', async () => {
     const id = await email();
     expect(await store.recordEngagement([hit(newId()), hit(id, { position: 7 })])).toEqual([]);

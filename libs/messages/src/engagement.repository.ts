@@ -21,6 +21,12 @@ export interface EngagementHit {
   reason: TrackingFlags['reason'];
 }
 
+/** What recording hits did: the events that were new, and every recorded hit's event as stored (one recorded before keeps its flags). */
+export interface EngagementRecorded {
+  fresh: EmailEventRecord[];
+  events: EmailEventRecord[];
+}
+
 type HitRow = Pick<EmailRow, 'id' | 'team_id' | 'region' | 'from_address' | 'subject' | 'message_id' | 'tags' | 'headers' | 'created_at'> & {
   position: number;
   address: string;
@@ -40,21 +46,26 @@ export class EngagementRepository {
     private readonly events: EmailEventsRepository,
   ) {}
 
-  /** Records the hits; answers the events that were new (for the outbox to publish). */
-  record(hits: EngagementHit[]): Promise<EmailEventRecord[]> {
-    if (!hits.length) return Promise.resolve([]);
+  /**
+   * Records the hits (`published`: see EmailEventsRepository.insert). Answers the events that were
+   * new (for the outbox to publish) and every recorded hit's event.
+   */
+  record(hits: EngagementHit[], published = false): Promise<EngagementRecorded> {
+    if (!hits.length) return Promise.resolve({ fresh: [], events: [] });
     return this.db.transaction(async (m) => {
+      // Each recipient once: many hits of one message are usually of few recipients.
+      const recipients = [...new Map(hits.map((h) => [`${h.emailId}/${h.position}`, h])).values()];
       const rows: HitRow[] = await m.query(
-        `SELECT DISTINCT e.id, e.team_id, e.region, e.from_address, e.subject, e.message_id, e.tags, e.headers, e.created_at,
+        `SELECT e.id, e.team_id, e.region, e.from_address, e.subject, e.message_id, e.tags, e.headers, e.created_at,
                 r.position, r.address
            FROM unnest($1::uuid[], $2::int[]) AS u(email_id, position)
            JOIN emails e ON e.id = u.email_id
            JOIN email_recipients r ON r.email_id = u.email_id AND r.position = u.position`,
-        [hits.map((h) => h.emailId), hits.map((h) => h.position)],
+        [recipients.map((h) => h.emailId), recipients.map((h) => h.position)],
       );
       const known = new Map(rows.map((r) => [`${r.id}/${r.position}`, r]));
       const kept = hits.filter((h) => known.has(`${h.emailId}/${h.position}`));
-      if (!kept.length) return [];
+      if (!kept.length) return { fresh: [], events: [] };
       const keys = [
         kept.map((h) => h.emailId),
         kept.map((h) => h.position),
@@ -84,9 +95,16 @@ export class EngagementRepository {
           ? emailEvent('email.opened', toFacts(row), [row.address], h.at, h.id, { open: source, tracking })
           : emailEvent('email.clicked', toFacts(row), [row.address], h.at, h.id, { click: { ...source, link: h.link!.url }, tracking });
       });
-      const fresh = await this.events.insert(m, events);
+      const fresh = await this.events.insert(m, events, published);
       await this.events.settleLastEvents(m, fresh);
-      return fresh;
+      if (fresh.length === events.length) return { fresh, events };
+      // Hits recorded before (a redelivered message): their events as stored, with the flags they got then.
+      const freshIds = new Set(fresh.map((e) => e.id));
+      const repeated = await this.events.stored(
+        m,
+        events.filter((e) => !freshIds.has(e.id)).map((e) => e.id),
+      );
+      return { fresh, events: [...fresh, ...repeated] };
     });
   }
 }

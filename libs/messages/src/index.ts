@@ -9,3 +9,6 @@ export { DispatchReconciler } from './dispatch-reconciler.service';
 export * from './messages.module';
 export { EmailFeedRepository, tsQuery } from './email-feed.repository';
 export type { EmailFeedFilter, EmailFeedItem, EmailRecipientState, EmailTimelineEvent } from './email-feed.repository';
+export { BroadcastEmailsRepository } from './broadcast-emails.repository';
+export type { BroadcastEmailEvent, BroadcastEmailFilter, BroadcastEmailHit, ClickedLink } from './broadcast-emails.repository';
+export { escapeHtml, fillTemplate, type EmailTemplate, type TemplateParts } from './email-template';

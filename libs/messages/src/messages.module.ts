@@ -1,5 +1,6 @@
-import { EmailFeedRepository } from './email-feed.repository';
 import { Module } from '@nestjs/common';
+import { BroadcastEmailsRepository } from './broadcast-emails.repository';
+import { EmailFeedRepository } from './email-feed.repository';
 import { ClaimsRepository } from './claims.repository';
 import { DispatchReconciler } from './dispatch-reconciler.service';
 import { DispatchRepository } from './dispatch.repository';
@@ -10,6 +11,7 @@ import { EmailRepository } from './email.repository';
 import { EmailStore } from './email.store';
 import { EngagementRepository } from './engagement.repository';
 import { MESSAGES_CONFIG } from './messages.config';
+import { MimeUploadsRepository } from './mime-uploads.repository';
 
 /**
  * The email record's owner: the store of emails and their events, the publisher of email
@@ -26,11 +28,13 @@ import { MESSAGES_CONFIG } from './messages.config';
     DispatchRepository,
     EmailStore,
     EngagementRepository,
+    MimeUploadsRepository,
     EmailEventOutbox,
     Dispatcher,
     EmailFeedRepository,
+    BroadcastEmailsRepository,
   ],
-  exports: [EmailStore, EmailEventOutbox, Dispatcher, EmailFeedRepository],
+  exports: [EmailStore, EmailEventOutbox, Dispatcher, EmailFeedRepository, BroadcastEmailsRepository],
 })
 export class MessagesModule {}
 

@@ -193,9 +193,9 @@ export class DashboardAuth {
     return (await this.auth).handler(request);
   }
 
-  /** Signs a user up from the server side (the development user); their first team is made as for anyone. */
-  async signUp(email: string, password: string, name: string): Promise<string> {
-    return (await (await this.auth).api.signUpEmail({ body: { email, password, name } })).user.id;
+  /** Signs a user up from the server side (the development user); their first team is made as for anyone, named `teamName` if given. */
+  async signUp(email: string, password: string, name: string, teamName?: string): Promise<string> {
+    return (await (await this.auth).api.signUpEmail({ body: { email, password, name, ...(teamName && { team_name: teamName }) } })).user.id;
   }
 
   /** The session of these request headers (its cookie), or null. */

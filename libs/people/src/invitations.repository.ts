@@ -38,11 +38,9 @@ export class InvitationsRepository {
   }
 
   async remove(teamId: string, id: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(`DELETE FROM team_invitations WHERE team_id = $1 AND id = $2 AND accepted_at IS NULL RETURNING id`, [
-      teamId,
-      id,
-    ]);
-    return rows.length > 0;
+    // TypeORM answers a DELETE with [rows, count]: the array itself is never empty.
+    const result: unknown = await this.db.query(`DELETE FROM team_invitations WHERE team_id = $1 AND id = $2 AND accepted_at IS NULL`, [teamId, id]);
+    return affectedRows(result) === 1;
   }
 
   /** Marks the invitation accepted and returns it, once: a second accept finds nothing. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { TeamsService } from '@herald/accounts';
-import { HeraldError, isUuid, newId } from '@herald/core';
+import { heraldClock, HeraldError, isUuid, newId } from '@herald/core';
 import { AuditLogRepository, type AuditEntry } from './audit-log.repository';
 import { InvitationsRepository, type Invitation } from './invitations.repository';
 import { MembersRepository, type Member, type TeamOfUser, type UserRecord } from './members.repository';
@@ -119,7 +119,7 @@ export class PeopleService {
       role: input.role,
       tokenHash: hashToken(token),
       invitedBy: actor.userId,
-      expiresAt: new Date(Date.now() + INVITATION_DAYS * 86400_000),
+      expiresAt: new Date(heraldClock.nowMs() + INVITATION_DAYS * 86400_000),
     });
     const link = `${dashboardUrl}/dashboard/invitations/${token}`;
     await this.mailer.deliver(
@@ -139,7 +139,7 @@ export class PeopleService {
 
   /** The signed-in user joins the team of a valid, unused invitation sent to their address. */
   async acceptInvitation(actor: Actor, token: string): Promise<TeamOfUser> {
-    const invitation = await this.invitations.accept(hashToken(token), new Date());
+    const invitation = await this.invitations.accept(hashToken(token), heraldClock.now());
     if (!invitation) throw new HeraldError('not_found', 'Invitation not found, already used or expired');
     await this.members.add(invitation.teamId, actor.userId, invitation.role);
     await this.record(actor, invitation.teamId, 'member.joined', { role: invitation.role, invited_as: invitation.email });

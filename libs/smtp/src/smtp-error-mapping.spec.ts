@@ -14,6 +14,7 @@ describe('smtpReplyFor', () => {
     ['forbidden_from_domain', '550 5.7.1 detail'],
     ['invalid_region', '550 5.7.1 detail'],
     ['domain_paused', '550 5.7.1 detail'],
+    ['quota_reached', '550 5.7.1 detail'],
     ['validation_error', '550 5.6.0 detail'],
     ['daily_quota_exceeded', '451 4.7.1 Daily quota exceeded: detail'],
     ['monthly_quota_exceeded', '451 4.7.1 Monthly quota exceeded: detail'],

@@ -17,6 +17,8 @@ export function smtpReplyFor(error: HeraldError): SmtpReply | null {
     case 'restricted_api_key':
       return SMTP_SUBMISSION_REPLIES.invalidCredentials;
     case 'forbidden_from_domain':
+    // A broadcast's quota check (never a relayed message's): what the plan allows.
+    case 'quota_reached':
     // Paused until its owner resumes it: retrying the message would not help.
     case 'domain_paused':
     // The `from` domain's region is not served here: no worker would ever deliver the message.

@@ -1,7 +1,7 @@
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { AuthGuard, DEFAULT_AUTH_LIMITS, type AuthLimits } from './auth-guard';
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-guard';
-import { readMessage } from './message-reader';
+import { receive, type Warn } from './data-receiver';
 import { RELAY_REPLIES, replyError, wireError, type SmtpError } from './smtp-replies';
 import { currentPrincipal, isRevoked, principalOf, type RelayUser } from './session-credentials';
 import { SessionTimers } from './session-timers';
@@ -10,7 +10,7 @@ import type { SmtpSubmissionPort } from './submission-port';
 
 export { DEFAULT_AUTH_LIMITS, type AuthLimits } from './auth-guard';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-guard';
-export { findBare, readMessage, type ReadMessage } from './message-reader';
+export { findBare, readMessage, SPOOL_AFTER_BYTES, type ReadMessage } from './message-reader';
 
 export type ListenerMode = 'tls' | 'starttls';
 
@@ -29,6 +29,8 @@ export interface SmtpRelayOptions {
   tls: { cert: string; key: string };
   /** Advertised with SIZE; a larger message gets 552 5.3.4. */
   maxBytes: number;
+  /** A message past this size goes on to the submission port's spool as it arrives (SPOOL_AFTER_BYTES by default). */
+  spoolAfterBytes?: number;
   /** A client that owes a command this long is disconnected (421). */
   idleTimeoutMs: number;
   /** Any session is closed after this long (421 4.4.2). */
@@ -115,7 +117,6 @@ export class SmtpRelay {
   }
 }
 
-type Warn = (what: string, error: unknown) => void;
 const warnFor =
   (options: SmtpRelayOptions): Warn =>
   (what, error) =>
@@ -243,28 +244,6 @@ function createServer(
   // it would be an uncaught 'error' and end the process, and every other session with it.
   server.on('error', (error: Error) => options.logger?.warn(`SMTP relay: connection error: ${error.message}`));
   return server;
-}
-
-/** One DATA: read it whole (capped), refuse it for size or line endings, else submit it. */
-async function receive(stream: SMTPServerDataStream, session: SMTPServerSession, options: SmtpRelayOptions, warn: Warn): Promise<string> {
-  const message = await readMessage(stream, options.maxBytes);
-  if (message.raw === null || stream.sizeExceeded) throw wireError(RELAY_REPLIES.tooBig(options.maxBytes));
-  if (message.bare === 'LF') throw wireError(RELAY_REPLIES.bareLf);
-  if (message.bare === 'CR') throw wireError(RELAY_REPLIES.bareCr);
-  const principal = await currentPrincipal(options.submissions, session, warn);
-  const envelope = {
-    mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-    rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-  };
-  let result;
-  try {
-    result = await options.submissions.submit(principal, envelope, message.raw);
-  } catch (error) {
-    warn('submitting a message', error);
-    throw wireError(RELAY_REPLIES.tryLater);
-  }
-  if (!result.ok) throw replyError(result.reply);
-  return RELAY_REPLIES.accepted(result.id).text;
 }
 
 async function listen(server: SMTPServer, host: string, spec: ListenerSpec): Promise<number> {

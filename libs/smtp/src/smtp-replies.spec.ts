@@ -42,6 +42,8 @@ describe('SMTP replies', () => {
     expect(line(BOUNCE_MX_REPLIES.notAReport)).toBe('250 2.0.0 OK: not a report, ignored');
     expect(line(BOUNCE_MX_REPLIES.recorded)).toBe('250 2.0.0 OK: report recorded');
     expect(line(BOUNCE_MX_REPLIES.tryLater)).toBe('451 4.3.0 try again later');
+    expect(line(BOUNCE_MX_REPLIES.tooManyClientConnections)).toBe('421 4.7.0 Too many connections from your address, try again later');
+    expect(line(BOUNCE_MX_REPLIES.tooManyConnections)).toBe('421 4.3.2 Too many connections, try again later');
   });
 
   it('of the submission checks', () => {

@@ -76,6 +76,9 @@ export const BOUNCE_MX_REPLIES = {
   unsubscribed: wire(250, '2.0.0 OK: unsubscribed'),
   /** The report could not be recorded; the sender keeps it and tries again. */
   tryLater: wire(451, '4.3.0 try again later'),
+  /** At connect, then the close, as the relay does. */
+  tooManyClientConnections: RELAY_REPLIES.tooManyClientConnections,
+  tooManyConnections: RELAY_REPLIES.tooManyConnections,
 } as const;
 
 const temporary = (what: string) => smtpReply(451, '4.3.0', `Temporary failure ${what}, try again later`);

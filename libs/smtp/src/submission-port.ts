@@ -17,6 +17,17 @@ export interface SmtpEnvelope {
 
 export type SubmissionResult = { ok: true; id: string } | { ok: false; reply: SmtpReply };
 
+/**
+ * Where the rest of a large message goes as it arrives, past the start the relay holds (its whole
+ * header and the start of its body), so that the relay never holds the whole message.
+ */
+export interface MessageSpool {
+  /** Stores the next bytes of the message; resolves when there is room for more (backpressure). Never rejects: a failure shows at submit. */
+  write(chunk: Buffer): Promise<void>;
+  /** Drops what was stored, for a message that is refused or not accepted. Never rejects. */
+  discard(): Promise<void>;
+}
+
 export interface SmtpSubmissionPort {
   /** After AUTH (username `herald`, password an API key): the principal, or a 535 reply. */
   authenticate(username: string, password: string): Promise<{ ok: true; principal: Principal } | { ok: false; reply: SmtpReply }>;
@@ -28,6 +39,12 @@ export interface SmtpSubmissionPort {
    * At the end of DATA: validates the message (From header on an allowed domain, size, headers),
    * applies idempotency (Herald-Idempotency-Key / Resend-Idempotency-Key, stripped), reserves
    * quota, persists the email with its raw MIME and dispatches it. `ok` only once it is durable.
+   * With `spool` (one `spool()` gave), `raw` is the start of the message and the spool has the rest.
    */
-  submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer): Promise<SubmissionResult>;
+  submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer, spool?: MessageSpool): Promise<SubmissionResult>;
+  /**
+   * At DATA, once the relay holds the whole header and SPOOL_AFTER_BYTES of the message (`head`):
+   * a spool for the rest. Without this method the relay holds every message whole.
+   */
+  spool?(head: Buffer): MessageSpool;
 }

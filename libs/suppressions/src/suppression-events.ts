@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { HeraldEvent } from '@herald/bus';
 import type { Transaction } from '@herald/database';
 import { ResourceEventOutbox } from '@herald/outbox';
-import { isoTimestamp, newId } from '@herald/core';
+import { heraldClock, isoTimestamp, newId } from '@herald/core';
 import { suppressionEventData } from './suppression.presenter';
 import type { Suppression } from './suppression.types';
 import { SuppressionsRepository } from './suppressions.repository';
@@ -10,7 +10,7 @@ import { SuppressionsRepository } from './suppressions.repository';
 export type SuppressionEventType = 'suppression.added' | 'suppression.removed';
 
 /** The event envelope for a suppression fact: the entry as it is now (or was, when removed). */
-export function suppressionEvent(type: SuppressionEventType, entry: Suppression, at: Date = new Date()): HeraldEvent {
+export function suppressionEvent(type: SuppressionEventType, entry: Suppression, at: Date = heraldClock.now()): HeraldEvent {
   return { id: newId(), type, created_at: isoTimestamp(at), team_id: entry.teamId, data: suppressionEventData(entry) };
 }
 

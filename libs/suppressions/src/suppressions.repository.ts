@@ -86,6 +86,16 @@ export class SuppressionsRepository {
     return rows.map(toSuppression);
   }
 
+  /** The team's entries for these (lowercased) addresses made before `before`, newest first. */
+  async entriesBefore(teamId: string, emails: string[], before: Date, limit: number): Promise<Suppression[]> {
+    if (!emails.length) return [];
+    const rows: SuppressionRow[] = await this.db.query(
+      `SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND email = ANY($2::text[]) AND created_at < $3 ORDER BY created_at DESC LIMIT $4`,
+      [teamId, emails, before, limit],
+    );
+    return rows.map(toSuppression);
+  }
+
   /** Which of these (lowercased) addresses the team has suppressed. */
   async suppressedAmong(teamId: string, emails: string[]): Promise<string[]> {
     if (!emails.length) return [];

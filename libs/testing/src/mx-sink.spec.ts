@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { createTransport } from 'nodemailer';
 import { freeSharedPort, MxSink } from './mx-sink';
+import { RawSmtpClient } from './raw-smtp-client';
 
 const RAW = Buffer.from('Subject: hi\r\n\r\nhello\r\n');
 
@@ -82,5 +83,37 @@ describe('MxSink', () => {
     await stalled.close();
     expect(Date.now() - started).toBeLessThan(500);
     expect(await Promise.race([greeting, new Promise((resolve) => socket.once('close', () => resolve('closed')))])).toBe('closed');
+  });
+
+  it('holds replies to the end of data until released: accepts those whose client waited, drops those whose client went away', async () => {
+    sink.behave('hold');
+    const transaction = async (to: string) => {
+      const client = await RawSmtpClient.connect(port, 'starttls', '127.0.0.2');
+      for (const line of ['EHLO client.test', 'MAIL FROM:<from@herald.test>', `RCPT TO:<${to}>`]) expect(await client.command(line)).toMatch(/^250/);
+      expect(await client.command('DATA')).toMatch(/^354/);
+      client.write(`${RAW.toString()}.\r\n`);
+      return client;
+    };
+    const waiting = await transaction('waits@example.test');
+    const leaving = await transaction('leaves@example.test');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(sink.holding()).toEqual({ held: 2, connected: 2 });
+    expect(waiting.pending()).toEqual([]);
+    leaving.destroy();
+    const deadline = Date.now() + 2_000;
+    while (sink.holding().connected > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(sink.holding()).toEqual({ held: 2, connected: 1 });
+    sink.release();
+    expect(await waiting.reply()).toMatch(/^250/);
+    waiting.end();
+    expect(sink.messages.map((m) => m.recipients)).toEqual([['waits@example.test']]);
+    expect({ received: sink.received, dropped: sink.dropped, holding: sink.holding() }).toEqual({
+      received: 1,
+      dropped: 1,
+      holding: { held: 0, connected: 0 },
+    });
+    // Released, it accepts at once again.
+    await send('127.0.0.2', ['after@example.test']);
+    expect(sink.received).toBe(2);
   });
 });

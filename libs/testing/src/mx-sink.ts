@@ -18,7 +18,12 @@ export type SinkBehaviour =
   /** The first attempt of each sender+recipient pair gets `450 4.2.0 greylisted` at RCPT. */
   | 'greylist'
   /** Accepts, but only this long after the end of data: a transaction that stays in flight. */
-  | { delayMs: number };
+  | { delayMs: number }
+  /**
+   * Takes the data, then withholds the reply to its end until `release()`: transactions held in
+   * flight for as long as a test needs, e.g. across a kill of the client.
+   */
+  | 'hold';
 
 /** A reply to RCPT TO for one address, overriding the behaviour. */
 export type RecipientRule = { defer: string } | { reject: string };
@@ -89,6 +94,10 @@ export class MxSink {
   readonly greylistedAt = new Map<string, number>();
   private readonly sockets = new Map<string, Socket>();
   private readonly waiters = new Set<() => void>();
+  /** Transactions that 'hold' keeps waiting for their reply: the connection and how to accept. */
+  private readonly held: { connection: string; accept: () => void }[] = [];
+  /** Held messages whose client was gone at `release()`: never answered, so never accepted. */
+  dropped = 0;
 
   private constructor(
     private readonly server: SMTPServer,
@@ -129,9 +138,30 @@ export class MxSink {
     return this;
   }
 
+  /** Transactions held by 'hold', and how many of their clients are still connected. */
+  holding(): { held: number; connected: number } {
+    return { held: this.held.length, connected: this.held.filter((h) => this.sockets.has(h.connection)).length };
+  }
+
+  /**
+   * Back to accepting. Each held transaction whose client is still connected is accepted
+   * (recorded, then answered); one whose client went away is dropped, as an MX discards a message
+   * it never acknowledged: the sender was never told it arrived, and sends it again.
+   */
+  release(): this {
+    this.behaviour = 'accept';
+    for (const { connection, accept } of this.held.splice(0)) {
+      if (this.sockets.has(connection)) accept();
+      else this.dropped++;
+    }
+    return this;
+  }
+
   /** Back to accepting everything, with nothing recorded: one sink can serve many tests. */
   reset(): this {
     this.behaviour = 'accept';
+    this.held.length = 0;
+    this.dropped = 0;
     this.rules.clear();
     this.greylisted.clear();
     this.greylistedAt.clear();
@@ -207,7 +237,14 @@ export class MxSink {
     if (this.keepRaw) stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     else stream.resume();
     stream.once('end', () => {
-      if (typeof behaviour === 'object' && 'delayMs' in behaviour) {
+      // Read at the end of data: 'hold' holds every reply from the moment it is asked for until `release()`.
+      if (this.behaviour === 'hold') {
+        const accept = () => {
+          this.record(session, chunks);
+          callback();
+        };
+        this.held.push({ connection: `${session.remoteAddress}:${session.remotePort}`, accept });
+      } else if (typeof behaviour === 'object' && 'delayMs' in behaviour) {
         setTimeout(() => {
           this.record(session, chunks);
           callback();

@@ -45,6 +45,10 @@ export interface Supercluster {
   urls(region: string): string[];
   /** Sets the delay on every gateway link (ms each way); 0 removes it. */
   setGatewayLatency(ms: number): void;
+  /** Kills a region's nodes (SIGKILL: a region lost, not shut down); their data stays. */
+  stopRegion(region: string): Promise<void>;
+  /** Starts a stopped region's nodes again on their ports and data, and waits until every region's gateways are back. */
+  startRegion(region: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -61,10 +65,11 @@ export async function startSupercluster(options: SuperclusterOptions): Promise<S
   if (options.regions.length < 1) throw new Error('a supercluster needs at least one region');
   const root = await mkdtemp(join(tmpdir(), 'herald-supercluster-'));
   const plans: NodePlan[] = [];
-  const children: ChildProcess[] = [];
+  const children = new Map<string, ChildProcess>();
   const proxies: TcpProxy[] = [];
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const stop = async () => {
-    await Promise.all(children.map((child) => killServer(child)));
+    await Promise.all([...children.values()].map((child) => killServer(child)));
     await Promise.all(proxies.map((proxy) => proxy.close()));
     await rm(root, { recursive: true, force: true });
   };
@@ -96,24 +101,36 @@ export async function startSupercluster(options: SuperclusterOptions): Promise<S
       await mkdir(plan.dir, { recursive: true });
       const file = join(plan.dir, 'nats.conf');
       await writeFile(file, renderNode(template, plan, plans));
-      children.push(await spawnServer('nats-server', ['-c', file], () => monitorAnswers(plan), options.timeoutMs ?? 30_000));
+      children.set(plan.name, await spawnServer('nats-server', ['-c', file], () => monitorAnswers(plan), timeoutMs));
     });
     await Promise.all(starting);
-    await waitFormed(plans, options.regions.length, options.timeoutMs ?? 30_000);
+    await waitFormed(plans, options.regions.length, timeoutMs);
   } catch (error) {
     await stop();
     throw error;
   }
+  const inRegion = (region: string) => {
+    const found = plans.filter((p) => p.region === region);
+    if (!found.length) throw new Error(`no region ${region} in this supercluster`);
+    return found;
+  };
   return {
     nodes: plans.map(({ name, region, url, monitorUrl }) => ({ name, region, url, monitorUrl })),
-    urls: (region) => {
-      const urls = plans.filter((p) => p.region === region).map((p) => p.url);
-      if (!urls.length) throw new Error(`no region ${region} in this supercluster`);
-      return urls;
-    },
+    urls: (region) => inRegion(region).map((p) => p.url),
     setGatewayLatency: (ms) => {
       if (!proxies.length) throw new Error('start the supercluster with gatewayLatencyMs (0 is fine) to change it later');
       for (const proxy of proxies) proxy.latency(ms);
+    },
+    stopRegion: async (region) => {
+      await Promise.all(inRegion(region).map((plan) => killServer(children.get(plan.name) ?? null)));
+    },
+    startRegion: async (region) => {
+      const starting = inRegion(region).map(async (plan) => {
+        const child = await spawnServer('nats-server', ['-c', join(plan.dir, 'nats.conf')], () => monitorAnswers(plan), timeoutMs);
+        children.set(plan.name, child);
+      });
+      await Promise.all(starting);
+      await waitFormed(plans, options.regions.length, timeoutMs);
     },
     stop,
   };

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { HeraldConfig, loadConfig } from '@herald/config';
 import { runMigrations } from '@herald/database';
 import { deleteNamespaceStreams, purgeRedisPrefix } from './cleanup';
+import { createMigratedSchema } from './schema-template';
 
 /**
  * A configuration isolated for one test suite on the machine's real services: its own Postgres
@@ -33,7 +34,8 @@ export async function isolatedConfig(overrides: Record<string, string> = {}): Pr
     SMTP_PORTS: '0:tls,0:starttls',
     ...overrides,
   });
-  await runMigrations(config);
+  // A private Postgres (a fault world's) is new each time: a template there would not be reused.
+  await (overrides.DATABASE_URL ? runMigrations(config) : createMigratedSchema(config));
   return {
     config,
     cleanup: async () => {

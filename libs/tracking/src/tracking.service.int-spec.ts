@@ -7,6 +7,7 @@ import { EmailStore } from '@herald/messages';
 import { MetricsService } from '@herald/observability';
 import { startTestApi, type TestApi, type TestTeam } from '../../../test/support/api-harness';
 import { newEmailRow, normalizedEmail } from '../../../test/support/email-rows';
+import { NatsProbe } from '../../../test/support/nats-probe';
 import { waitUntil } from '../../../test/support/worker-process';
 import { encodeHits } from './tracking-hits';
 import { TrackingRecorder } from './tracking-recorder';
@@ -68,6 +69,17 @@ describe('TrackingService and the tracking stream', () => {
     const recorded = await clicks(id);
     expect(recorded.map((c) => c.unique).sort()).toEqual([false, true]);
     expect(recorded.every((c) => c.link === 'https://shop.example/a' && c.lastEvent === 'clicked')).toBe(true);
+    // On the events stream before the hits' message was acked, so the rows are stored as published.
+    const rows: { id: string; published: boolean }[] = await db.query(
+      `SELECT id, published_at IS NOT NULL AS published FROM email_events WHERE email_id = $1 ORDER BY id`,
+      [id],
+    );
+    expect(rows.map((r) => r.published)).toEqual([true, true]);
+    const probe = await NatsProbe.open(api.config);
+    const streamed = (await probe.events(api.config.HERALD_REGION)).filter((e) => (e.data as { email_id: string }).email_id === id);
+    await probe.close();
+    expect(streamed.map((e) => e.id).sort()).toEqual(rows.map((r) => r.id));
+    expect(streamed.every((e) => e.type === 'email.clicked' && e.subject.endsWith('.email.clicked'))).toBe(true);
   });
 
   it('records a message delivered twice once', async () => {

@@ -20,9 +20,14 @@ export interface WebhookDispatchOptions {
   attemptTimeoutMs: number;
   /** How often the dispatcher looks for due messages. */
   pollIntervalMs: number;
-  /** Deliveries in flight per process, and per webhook per process (so one slow endpoint holds a few slots at most). */
+  /** Deliveries in flight per process (claimed and not yet recorded). */
   globalConcurrency: number;
+  /**
+   * Requests in flight per webhook per process: each starts at `perWebhookConcurrency` and adapts
+   * (AdaptiveConcurrency) up to `maxPerWebhookConcurrency` while its endpoint keeps up.
+   */
   perWebhookConcurrency: number;
+  maxPerWebhookConcurrency: number;
   /** How long a claimed message is hidden from other dispatchers; longer than an attempt can take. */
   leaseMs: number;
   /** The longest `Retry-After` honoured. */
@@ -41,6 +46,7 @@ export const DEFAULT_DISPATCH_OPTIONS: WebhookDispatchOptions = {
   pollIntervalMs: 200,
   globalConcurrency: 256,
   perWebhookConcurrency: 4,
+  maxPerWebhookConcurrency: 64,
   leaseMs: 2 * MINUTE,
   maxRetryAfterMs: 24 * HOUR,
   allowHttp: false,
@@ -56,6 +62,9 @@ export function dispatchOptionsFromConfig(config: WebhooksConfig): WebhookDispat
     attemptTimeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
     globalConcurrency: config.WEBHOOK_CONCURRENCY,
     perWebhookConcurrency: config.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+    maxPerWebhookConcurrency:
+      config.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT ??
+      Math.max(DEFAULT_DISPATCH_OPTIONS.maxPerWebhookConcurrency, config.WEBHOOK_CONCURRENCY_PER_ENDPOINT),
     allowHttp: config.WEBHOOK_ALLOW_HTTP,
     allowedAddresses: config.WEBHOOK_ALLOWED_ADDRESSES,
     disableAfterMs: config.WEBHOOK_DISABLE_AFTER_HOURS * HOUR,

@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { GroupCommit, PeriodicJob, heraldClock } from '@herald/core';
+import { performance } from 'node:perf_hooks';
+import { capacitySignal } from './adaptive-concurrency';
 import { type AddressAllowList, addressAllowList } from './endpoint-address';
 import {
   dispatchOptionsFromConfig,
@@ -11,6 +13,7 @@ import {
 import { WebhookFanOutService } from './webhook-fan-out.service';
 import { DEFAULT_ENDPOINT_CONNECTIONS, EndpointConnections, HttpAttemptResult, postWebhook } from './webhook-http.client';
 import { AttemptOutcome, DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
+import { WebhookLimits } from './webhook-limits';
 import { signingSecrets, signPayload } from './webhook-secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks.config';
 
@@ -50,21 +53,34 @@ const RECORD_BATCHES_IN_FLIGHT = 2;
 const RECORD_BATCH_MAX = 512;
 
 /**
- * Claimed messages a webhook may hold waiting behind its requests in flight, in rounds of
- * `perWebhookConcurrency` (so a freed slot starts the next delivery without a trip to the
- * database). Only when `attemptTimeoutMs` × (rounds + 1) fits well in the lease.
+ * Claimed messages a webhook may hold waiting behind its requests in flight, in rounds of its
+ * current limit (so a freed slot starts the next delivery without a trip to the database). Only
+ * when `attemptTimeoutMs` × (rounds + 1) fits well in the lease; a webhook whose limit is cut
+ * hands back what its queue holds beyond rounds of the new limit, so that still holds.
  */
 const QUEUE_ROUNDS = 2;
+const LIMIT_SWEEP_MS = 10_000;
+/**
+ * How often the webhooks with due messages are looked up, and how many at most: the next claim
+ * reads each by its own due index, so one whose messages are newer than another's backlog is not
+ * left waiting until that backlog has drained below the claim's window of oldest messages.
+ */
+const DISCOVER_MS = 1_000;
+const DISCOVER_MAX = 1_000;
 
 /**
  * Polls due webhook messages and POSTs them, concurrently: at most `globalConcurrency` claimed
- * and not yet recorded (queued, in flight or being recorded) and `perWebhookConcurrency`
- * requests in flight per webhook, so a slow endpoint only ever holds its own slots. Each
- * webhook has a short queue of claimed messages, so a freed slot starts the next delivery at
- * once. Outcomes are recorded in batches (one transaction for all the outcomes that finish
- * while the previous batch commits); connections are kept alive per checked address. A fan-out
- * in this process wakes the poll at once. Shutdown stops polling, hands the queued claims back
- * and waits for the attempts in flight.
+ * and not yet recorded (queued, in flight or being recorded), and per webhook as many requests
+ * in flight as its AdaptiveConcurrency allows: `perWebhookConcurrency` at first, more while its
+ * endpoint keeps up with a backlog (up to `maxPerWebhookConcurrency`), halved on timeouts, 5xx
+ * and 429. A slow endpoint only ever holds its own slots, and no webhook may hold (in flight +
+ * queued) more than an equal share of the process's slots with one share left for a newcomer
+ * (never less than its floor's worth), so endpoints that adapted upwards cannot crowd out the
+ * rest. Each webhook has a short queue of claimed messages, so a freed slot starts the next
+ * delivery at once. Outcomes are recorded in batches (one transaction for all the outcomes that
+ * finish while the previous batch commits); connections are kept alive per checked address. A
+ * fan-out in this process wakes the poll at once. Shutdown stops polling, hands the queued claims
+ * back and waits for the attempts in flight.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -77,6 +93,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly active = new Map<string, number>();
   /** Claimed messages waiting for a slot of their webhook. */
   private readonly queues = new Map<string, DueMessage[]>();
+  private readonly limits: WebhookLimits;
+  private limitsSweptAt = performance.now();
+  /** Webhooks with due messages when last looked up (until the next claim), and when that was. */
+  private discovered: readonly string[] = [];
+  private discoveredAt = -Infinity;
+  /** Claims being handed back after a cut. */
+  private readonly releasing = new Set<Promise<void>>();
   private queued = 0;
   private readonly queueRounds: number;
   private readonly job: PeriodicJob;
@@ -93,6 +116,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.options = { ...dispatchOptionsFromConfig(config), ...overrides };
     this.allowed = addressAllowList(this.options.allowedAddresses);
     this.queueRounds = this.options.attemptTimeoutMs * (QUEUE_ROUNDS + 1) * 2 <= this.options.leaseMs ? QUEUE_ROUNDS : 0;
+    this.limits = new WebhookLimits({
+      floor: this.options.perWebhookConcurrency,
+      cap: Math.max(this.options.perWebhookConcurrency, this.options.maxPerWebhookConcurrency),
+      globalConcurrency: this.options.globalConcurrency,
+      queueRounds: this.queueRounds,
+    });
     this.connections = new EndpointConnections({
       ...DEFAULT_ENDPOINT_CONNECTIONS,
       maxSocketsPerAddress: Math.max(1, this.options.globalConcurrency),
@@ -116,6 +145,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   async onModuleDestroy(): Promise<void> {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     await this.job.stop();
+    await Promise.allSettled([...this.releasing]);
     const unstarted = [...this.queues.values()].flat().map((m) => m.id);
     this.queues.clear();
     this.queued = 0;
@@ -130,10 +160,20 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   async poll(): Promise<number> {
     const free = this.options.globalConcurrency - this.inFlight.size - this.queued;
     if (free <= 0) return 0;
+    const now = performance.now();
+    if (now - this.limitsSweptAt >= LIMIT_SWEEP_MS) {
+      this.limitsSweptAt = now;
+      this.limits.sweep(now, (webhookId) => this.active.has(webhookId) || this.queues.has(webhookId));
+    }
+    if (now - this.discoveredAt >= DISCOVER_MS) {
+      this.discoveredAt = now;
+      this.discovered = await this.messages.webhooksWithDueMessages(DISCOVER_MAX);
+    }
     const held = new Map<string, number>(this.active);
     for (const [webhookId, queue] of this.queues) held.set(webhookId, (held.get(webhookId) ?? 0) + queue.length);
-    const perWebhook = this.options.perWebhookConcurrency * (1 + this.queueRounds);
-    const due = await this.messages.claimDue(free, this.options.leaseMs, perWebhook, held);
+    const { floorQuota, busy, own } = this.limits.claimShape(held, this.discovered);
+    this.discovered = [];
+    const due = await this.messages.claimDue(free, this.options.leaseMs, floorQuota, busy, own);
     if (this.job.isStopped) {
       await this.messages.releaseClaims(due.map((m) => m.id));
       return 0;
@@ -162,10 +202,37 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     }, WAKE_DELAY_MS);
   }
 
+  /** Requests the webhook may have in flight now. */
+  limitOf(webhookId: string): number {
+    return this.limits.limitOf(webhookId);
+  }
+
+  /**
+   * The endpoint answered (or failed to): adapt its limit. After a cut, the queue keeps only
+   * rounds of the new limit and hands the rest back (due again at once), so no claim waits
+   * behind the slower pace longer than its lease.
+   */
+  private observe(webhookId: string, result: HttpAttemptResult, startedAt: number): void {
+    const before = this.limits.limitOf(webhookId);
+    const queue = this.queues.get(webhookId);
+    const saturated = (this.active.get(webhookId) ?? 0) + (queue?.length ?? 0) >= before;
+    const now = performance.now();
+    const after = this.limits.observe(webhookId, { signal: capacitySignal(result), startedAt, latencyMs: now - startedAt, saturated }, now);
+    if (after >= before || !queue || queue.length <= after * this.queueRounds) return;
+    const excess = queue.splice(after * this.queueRounds).map((m) => m.id);
+    this.queued -= excess.length;
+    if (queue.length === 0) this.queues.delete(webhookId);
+    const released = this.messages
+      .releaseClaims(excess)
+      .catch((error: Error) => this.logger.warn(`webhook claims not released: ${error.message}`))
+      .finally(() => this.releasing.delete(released));
+    this.releasing.add(released);
+  }
+
   /** Starts the webhook's queued messages its free slots allow. */
   private pump(webhookId: string): void {
     const queue = this.queues.get(webhookId);
-    while (queue && queue.length > 0 && (this.active.get(webhookId) ?? 0) < this.options.perWebhookConcurrency) {
+    while (queue && queue.length > 0 && (this.active.get(webhookId) ?? 0) < this.limitOf(webhookId)) {
       this.queued--;
       this.start(queue.shift()!);
     }
@@ -198,6 +265,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** One attempt: sign, POST, record the attempt and the message's new state. */
   private async deliver(message: DueMessage, answered: () => void): Promise<void> {
     const sentAt = heraldClock.now();
+    const startedAt = performance.now();
     const body = JSON.stringify(message.payload);
     const result = await postWebhook({
       endpoint: message.endpoint,
@@ -208,6 +276,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       allowed: this.allowed,
       connections: this.connections,
     });
+    this.observe(message.webhookId, result, startedAt);
     answered();
     const attempt = message.attempts + 1;
     const settlement = settle(result, attempt, this.options, heraldClock.now());

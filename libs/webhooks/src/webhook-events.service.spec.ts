@@ -47,8 +47,16 @@ describe('dispatchOptionsFromConfig', () => {
       attemptTimeoutMs: 5000,
       globalConcurrency: 32,
       perWebhookConcurrency: 2,
+      maxPerWebhookConcurrency: 64,
       allowHttp: true,
       allowedAddresses: ['127.0.0.0/8'],
     });
+  });
+
+  it('caps the adapted per-endpoint concurrency at WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT, by default 64 or the floor when higher', () => {
+    const options = (env: Record<string, string>) => dispatchOptionsFromConfig(pick(loadConfig(env), WEBHOOKS_CONFIG.keys));
+    expect(options({})).toMatchObject({ perWebhookConcurrency: 4, maxPerWebhookConcurrency: 64 });
+    expect(options({ WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: '200' })).toMatchObject({ maxPerWebhookConcurrency: 200 });
+    expect(options({ WEBHOOK_CONCURRENCY_PER_ENDPOINT: '100' })).toMatchObject({ perWebhookConcurrency: 100, maxPerWebhookConcurrency: 100 });
   });
 });

@@ -111,9 +111,17 @@ export class WebhookMessagesRepository {
    * cannot turn it into a scan of every due row per webhook; messages of disabled webhooks are
    * filtered out there, a key lookup each, so they cannot crowd the window), the per-webhook quota is applied in SQL, and only the rows
    * taken are locked (SKIP LOCKED and re-checked, so two dispatchers never take the same
-   * message) and leased.
+   * message) and leased. The webhooks in `own` (those the dispatcher is delivering to) are also
+   * read each by its own due index, up to its quota, so one whose endpoint keeps up is not held
+   * to the pace of another webhook's older backlog filling the window.
    */
-  async claimDue(limit: number, leaseMs: number, perWebhook: number, busy: ReadonlyMap<string, number>): Promise<DueMessage[]> {
+  async claimDue(
+    limit: number,
+    leaseMs: number,
+    perWebhook: number,
+    busy: ReadonlyMap<string, number>,
+    own: readonly string[] = [],
+  ): Promise<DueMessage[]> {
     if (limit <= 0) return [];
     // The due index read in its order, stopping at the window: without this the planner, whose
     // statistics lag a sudden backlog, reads every due row into a bitmap and sorts them, which
@@ -122,11 +130,20 @@ export class WebhookMessagesRepository {
       await tx.query(`SET LOCAL enable_bitmapscan = off`);
       return tx.query(
         `WITH candidates AS MATERIALIZED (
-           SELECT m.id, m.webhook_id, m.next_attempt_at
-             FROM webhook_messages m
-            WHERE m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now()
-              AND (SELECT d.status FROM webhooks d WHERE d.id = m.webhook_id) = 'enabled'
-            ORDER BY m.next_attempt_at LIMIT $1
+           (SELECT m.id, m.webhook_id, m.next_attempt_at
+              FROM webhook_messages m
+             WHERE m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now()
+               AND (SELECT d.status FROM webhooks d WHERE d.id = m.webhook_id) = 'enabled'
+             ORDER BY m.next_attempt_at LIMIT $1)
+           UNION
+           (SELECT m.id, m.webhook_id, m.next_attempt_at
+              FROM unnest($7::uuid[]) AS o(webhook_id)
+              LEFT JOIN unnest($4::uuid[], $5::int[]) AS b(webhook_id, n) ON b.webhook_id = o.webhook_id
+              CROSS JOIN LATERAL (
+                SELECT m.id, m.webhook_id, m.next_attempt_at FROM webhook_messages m
+                 WHERE m.webhook_id = o.webhook_id AND m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now()
+                 ORDER BY m.next_attempt_at LIMIT greatest(0, $3::int - coalesce(b.n, 0))
+              ) m)
          ), ranked AS (
            SELECT c.id, c.next_attempt_at,
                   row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank,
@@ -147,7 +164,7 @@ export class WebhookMessagesRepository {
                      w.endpoint, w.signing_secret, w.previous_secret, w.previous_secret_expires_at
          )
          SELECT * FROM claimed ORDER BY id`,
-        [limit * 4, limit, perWebhook, [...busy.keys()], [...busy.values()], leaseMs],
+        [limit * 4, limit, perWebhook, [...busy.keys()], [...busy.values()], leaseMs, own],
       );
     });
     return rows.map((r) => ({
@@ -161,6 +178,29 @@ export class WebhookMessagesRepository {
       previousSecret: r.previous_secret,
       previousSecretExpiresAt: r.previous_secret_expires_at,
     }));
+  }
+
+  /**
+   * Up to `limit` enabled webhooks with messages due now: the webhooks with undelivered messages
+   * are walked one index probe each (a loose scan of the per-webhook due index), however long
+   * their backlogs.
+   */
+  async webhooksWithDueMessages(limit: number): Promise<string[]> {
+    const rows: { webhook_id: string }[] = await this.db.query(
+      `WITH RECURSIVE hooks(webhook_id) AS (
+         (SELECT webhook_id FROM webhook_messages WHERE status IN ('pending', 'attempting') ORDER BY webhook_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT m.webhook_id FROM webhook_messages m
+                  WHERE m.status IN ('pending', 'attempting') AND m.webhook_id > h.webhook_id ORDER BY m.webhook_id LIMIT 1)
+           FROM hooks h WHERE h.webhook_id IS NOT NULL
+       )
+       SELECT h.webhook_id FROM hooks h JOIN webhooks w ON w.id = h.webhook_id AND w.status = 'enabled'
+        WHERE EXISTS (SELECT 1 FROM webhook_messages m
+                       WHERE m.webhook_id = h.webhook_id AND m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now())
+        LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.webhook_id);
   }
 
   /** Hands claims back unattempted (a dispatcher shutting down): due again at once. */

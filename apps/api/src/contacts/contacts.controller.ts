@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { PAGE_LIMIT_MESSAGE } from '@herald/http';
 import { ApiErrorResponses, ApiJsonBody, ApiOk, ApiPageQuery } from '../openapi/openapi.decorators';
 import type { Principal } from '@herald/accounts';
-import { ContactImportsService, ContactMembershipsService, ContactsService } from '@herald/contacts';
+import { ContactMembershipsService, ContactsService } from '@herald/contacts';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal';
 
@@ -21,8 +21,9 @@ const ApiSegmentParam = () => ApiParam({ name: 'segmentId', description: "The se
 
 /**
  * /contacts (API.md §11): a contact is named by its id or its address, raw in the path. The
- * literal `imports` routes win over `:idOrEmail` (the router prefers static segments; an
- * address always has an `@`). Full-access keys only: ApiKeyGuard refuses sending_access keys.
+ * literal `imports` routes (ContactImportsController) win over `:idOrEmail` (the router prefers
+ * static segments; an address always has an `@`). Full-access keys only: ApiKeyGuard refuses
+ * sending_access keys.
  */
 @ApiTags('contacts')
 @UseGuards(ApiKeyGuard)
@@ -31,27 +32,7 @@ export class ContactsController {
   constructor(
     private readonly contacts: ContactsService,
     private readonly memberships: ContactMembershipsService,
-    private readonly imports: ContactImportsService,
   ) {}
-
-  @ApiExcludeEndpoint()
-  @Post('imports')
-  @HttpCode(200)
-  importContacts(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
-    return this.imports.create(p.teamId, body);
-  }
-
-  @ApiExcludeEndpoint()
-  @Get('imports')
-  listImports(@CurrentPrincipal() p: Principal, @Query() query: unknown) {
-    return this.imports.list(p.teamId, query);
-  }
-
-  @ApiExcludeEndpoint()
-  @Get('imports/:id')
-  getImport(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    return this.imports.get(p.teamId, id);
-  }
 
   @ApiOperation({ operationId: 'createContact', summary: 'Create a contact (one per address), in segments and topics if given' })
   @ApiJsonBody('CreateContactRequest')

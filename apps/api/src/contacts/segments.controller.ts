@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiExcludeController, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PAGE_LIMIT_MESSAGE } from '@herald/http';
 import { ApiErrorResponses, ApiIdParam, ApiJsonBody, ApiOk, ApiPageQuery } from '../openapi/openapi.decorators';
 import type { Principal } from '@herald/accounts';
@@ -74,67 +74,5 @@ export class SegmentsController {
   @Get(':id/contacts')
   async members(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: unknown) {
     return this.contacts.list(p.teamId, query, await this.segments.existing(p.teamId, id));
-  }
-}
-
-/**
- * The older SDKs' /audiences paths: an audience is a segment, and /audiences/:id/contacts[/:idOrEmail]
- * are that segment's contacts (a contact created there joins the segment; one outside it is not found there).
- */
-@ApiExcludeController()
-@UseGuards(ApiKeyGuard)
-@Controller('audiences')
-export class AudiencesController {
-  constructor(
-    private readonly segments: SegmentsService,
-    private readonly contacts: ContactsService,
-  ) {}
-
-  @Post()
-  @HttpCode(200)
-  async create(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
-    const segment = await this.segments.create(p.teamId, body);
-    return { ...segment, object: 'audience' };
-  }
-
-  @Get()
-  list(@CurrentPrincipal() p: Principal, @Query() query: unknown) {
-    return this.segments.list(p.teamId, query);
-  }
-
-  @Get(':id')
-  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    return { ...(await this.segments.get(p.teamId, id)), object: 'audience' };
-  }
-
-  @Delete(':id')
-  async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    return { ...(await this.segments.remove(p.teamId, id)), object: 'audience' };
-  }
-
-  @Post(':id/contacts')
-  @HttpCode(200)
-  async createContact(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
-    return this.contacts.create(p.teamId, body, p.team.homeRegion, await this.segments.existing(p.teamId, id));
-  }
-
-  @Get(':id/contacts')
-  async listContacts(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: unknown) {
-    return this.contacts.list(p.teamId, query, await this.segments.existing(p.teamId, id));
-  }
-
-  @Get(':id/contacts/:idOrEmail')
-  async getContact(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('idOrEmail') idOrEmail: string) {
-    return this.contacts.get(p.teamId, idOrEmail, await this.segments.existing(p.teamId, id));
-  }
-
-  @Patch(':id/contacts/:idOrEmail')
-  async updateContact(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('idOrEmail') idOrEmail: string, @Body() body: unknown) {
-    return this.contacts.update(p.teamId, idOrEmail, body, p.team.homeRegion, await this.segments.existing(p.teamId, id));
-  }
-
-  @Delete(':id/contacts/:idOrEmail')
-  async removeContact(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('idOrEmail') idOrEmail: string) {
-    return this.contacts.remove(p.teamId, idOrEmail, p.team.homeRegion, await this.segments.existing(p.teamId, id));
   }
 }

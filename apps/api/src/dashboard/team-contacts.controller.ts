@@ -44,9 +44,9 @@ export class TeamContactsController {
     return this.segments.list(teamId, query);
   }
 
-  /** A CSV upload (multipart/form-data, the API's form): answers the finished import with its report. */
+  /** A CSV upload (multipart/form-data, the API's form): answers the import, queued (the page polls it for its progress and report). */
   @Post('contact-imports')
-  @HttpCode(201)
+  @HttpCode(202)
   async importContacts(@Param('teamId') teamId: string, @Body() body: unknown) {
     const { id } = await this.imports.create(teamId, body);
     return this.imports.get(teamId, id);

@@ -51,7 +51,9 @@ const ERRORS = {
     description:
       '`invalid_api_key`: the key is malformed, unknown or deleted. On the send endpoints, `validation_error`: ' +
       'the team may not send from the `from` domain. On `POST /domains`, `validation_error`: the domain has been ' +
-      'registered already (by this team or another).',
+      'registered already (by this team or another). On a broadcast send (`POST /broadcasts` with `send`, ' +
+      '`POST /broadcasts/{id}/send`), `validation_error`: the sending domain is not verified, or the segment would take ' +
+      "the team past its plan's quota (contacts quota reached).",
     example: { name: 'invalid_api_key', message: 'API key is invalid' },
   },
   404: { description: '`not_found`: the team has no such resource.', example: { name: 'not_found', message: 'Email not found' } },

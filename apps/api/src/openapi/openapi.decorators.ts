@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOkResponse, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOkResponse, ApiParam, ApiQuery } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { PAGE_CURSOR, PAGE_DEFAULT_LIMIT, PAGE_LIMIT } from '@herald/http';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@herald/idempotency';
@@ -20,6 +20,10 @@ export { ApiErrorResponses } from './error-responses';
 /** 200 with a JSON body (Herald never answers 201 or 204: Resend's clients expect a body). */
 export const ApiOk = (schema: ResponseSchemaName, description: string) =>
   ApiOkResponse({ description, schema: schemaRef(schema), headers: RATE_LIMIT_HEADERS });
+
+/** 202 with a JSON body: taken, the work goes on in the background (a CSV import). */
+export const ApiAccepted = (schema: ResponseSchemaName, description: string) =>
+  ApiAcceptedResponse({ description, schema: schemaRef(schema), headers: RATE_LIMIT_HEADERS });
 
 export const ApiJsonBody = (schema: RequestSchemaName) => ApiBody({ schema: schemaRef(schema) });
 

@@ -6,6 +6,7 @@ import { HeraldConfig } from '@herald/config';
 import { sendLimitsOf } from '@herald/emails';
 import { RESPONSE_HEADERS, withDeploymentExamples } from './error-responses';
 import { componentSchemas, schemaRef } from './schemas';
+import { UNSUBSCRIBE_ITEM, UNSUBSCRIBE_PATH } from './unsubscribe.paths';
 
 /** The path /openapi.json is served at; the document describes it too. */
 export const OPENAPI_PATH = '/openapi.json';
@@ -53,7 +54,13 @@ export function buildOpenApiDocument(app: INestApplication, config: OpenApiConfi
     .addTag('segments', 'Groups of contacts that broadcasts go to (formerly audiences).')
     .addTag('topics', 'Subscription preferences offered to contacts.')
     .addTag('contact-properties', 'Typed custom fields of contacts, with fallbacks for merge tags.')
+    .addTag('audiences', 'Deprecated: segments under their former name, for the SDKs that still call these paths.')
+    .addTag('broadcasts', "Marketing emails to a segment's contacts: drafts, sending and scheduling, recipients and clicked links.")
     .addTag('stats', 'Sending metrics over time: volume, deliveries, bounces, complaints, opens and clicks (Herald extension).')
+    .addTag(
+      'unsubscribe',
+      'The hosted unsubscribe link of broadcast emails (Herald extension): one-click (RFC 8058) and the preference page. No API key: the token is the credential.',
+    )
     .addTag('operations', 'Probes, metrics and this document, for operators. No API key needed.');
   if (config.PUBLIC_API_URL) builder.addServer(config.PUBLIC_API_URL.replace(/\/+$/, ''));
   const base = builder.build();
@@ -133,5 +140,7 @@ function describeOperatorRoutes(document: OpenAPIObject): OpenAPIObject {
   for (const [path, get] of Object.entries(OPERATOR_ROUTES)) {
     if (paths[path] || path === OPENAPI_PATH) paths[path] = { get };
   }
+  // Installed with the api role's routes (installUnsubscribeRoutes), outside Nest.
+  paths[UNSUBSCRIBE_PATH] = UNSUBSCRIBE_ITEM;
   return { ...document, paths };
 }

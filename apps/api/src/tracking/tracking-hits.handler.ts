@@ -4,8 +4,9 @@ import { decodeHits, TrackingRecorder, trackingHitsSchema } from '@herald/tracki
 
 /**
  * The region's tracking stream → `email.opened`/`email.clicked` events. The transport acks once
- * the transaction holding the message's hits has committed; an invalid message is terminated, a
- * database error naks it, and a redelivered message records nothing twice.
+ * the transaction holding the message's hits has committed and their events are on the events
+ * stream; an invalid message is terminated, a database or publish error naks it, and a redelivered
+ * message records nothing twice.
  */
 @Injectable()
 export class TrackingHitsHandler implements JetStreamHandler {

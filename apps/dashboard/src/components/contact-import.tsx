@@ -1,15 +1,17 @@
-import { Button, FileInput, Group, Modal, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Button, FileInput, Group, Modal, Progress, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { API_BASE, csrfHeaders } from '../lib/api';
 import { errorFromResponse } from '../lib/api-error';
 import { formatDate } from '../lib/format';
-import { useTeamId } from '../lib/queries';
+import { useTeamId, useTeamQuery } from '../lib/queries';
 import type { ContactImportReport } from '../lib/types';
 import { DataList } from './data-list';
 import { ErrorAlert, StatusBadge } from './ui';
 
-/** POST …/contact-imports as multipart/form-data (the REST API's form), with the CSRF header. */
+export const FINISHED = new Set(['completed', 'failed']);
+
+/** POST …/contact-imports as multipart/form-data (the REST API's form), with the CSRF header: answers the import, queued. */
 function useImport() {
   const teamId = useTeamId();
   const client = useQueryClient();
@@ -32,23 +34,92 @@ function useImport() {
   });
 }
 
-export function ImportContacts({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+/**
+ * The import as its rows are written in the background: polled every second until it is
+ * completed or failed, then its report. Closing the window leaves the import going.
+ */
+function ImportProgress({ started, onDone }: { started: ContactImportReport; onDone: () => void }) {
+  const teamId = useTeamId();
+  const client = useQueryClient();
+  const current = useTeamQuery<ContactImportReport>(`/contact-imports/${started.id}`, undefined, {
+    refetchInterval: (query) => (query.state.data && FINISHED.has(query.state.data.status) ? false : 1000),
+  });
+  const report = current.data ?? started;
+  const finished = FINISHED.has(report.status);
+  // Opened from the page for a finished import: its list entry has no rejected rows, the report comes with the import.
+  const loading = !current.data && FINISHED.has(started.status);
+  useEffect(() => {
+    // The new contacts show in the list behind the window once the import is done.
+    if (finished)
+      void client.invalidateQueries({
+        predicate: (q) => q.queryKey[0] === 'team' && q.queryKey[1] === teamId && q.queryKey[2] !== `/contact-imports/${started.id}`,
+      });
+  }, [finished, client, teamId, started.id]);
+  if (loading) return <Text size="sm">Loading the report…</Text>;
+  if (finished) return <ImportReport report={report} onDone={onDone} />;
+  const { counts } = report;
+  const done = counts.created + counts.updated + counts.skipped + counts.failed;
+  const percent = counts.total ? Math.floor((done / counts.total) * 100) : 0;
+  return (
+    <Stack>
+      <ErrorAlert error={current.error} title="The import's progress could not load" />
+      <Group gap="xs">
+        <StatusBadge status={report.status} />
+        <Text size="sm" aria-live="polite">
+          {report.status === 'queued' ? 'Waiting to start' : `Importing: ${done.toLocaleString('en')} of ${counts.total.toLocaleString('en')} rows`}
+        </Text>
+      </Group>
+      <Progress value={percent} animated aria-label={`Rows imported: ${done} of ${counts.total}`} />
+      <Text size="xs" c="dimmed">
+        The file is stored and imported in the background: closing this window does not stop it.
+      </Text>
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onDone}>
+          Close
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+/** The upload form, then the import's progress and report; `following`: an import going on already (opened from the page), shown without the form. */
+export function ImportContacts({
+  opened,
+  onClose,
+  onClosed,
+  following = null,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  onClosed?: () => void;
+  following?: ContactImportReport | null;
+}) {
   const [file, setFile] = useState<File | null>(null);
   const [onConflict, setOnConflict] = useState('upsert');
   const upload = useImport();
-  const close = () => {
+  const close = onClose;
+  // Cleared once the window has faded out, so it does not change under the eye while it goes.
+  const closed = () => {
     upload.reset();
     setFile(null);
-    onClose();
+    onClosed?.();
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (file) upload.mutate({ file, onConflict });
   };
   return (
-    <Modal opened={opened} onClose={close} title="Import contacts from CSV" centered size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
-      {upload.data ? (
-        <ImportReport report={upload.data} onDone={close} />
+    <Modal
+      opened={opened}
+      onClose={close}
+      onExitTransitionEnd={closed}
+      title="Import contacts from CSV"
+      centered
+      size="lg"
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      {(upload.data ?? following) ? (
+        <ImportProgress started={(upload.data ?? following)!} onDone={close} />
       ) : (
         <form onSubmit={submit}>
           <Stack>

@@ -118,7 +118,7 @@ export function Confirm(props: {
   onClose: () => void;
 }) {
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={props.title} centered>
+    <Modal opened={props.opened} onClose={props.onClose} title={props.title} centered closeButtonProps={{ 'aria-label': 'Close' }}>
       <Stack>
         <Text size="sm">{props.children}</Text>
         <ErrorAlert error={props.error} />

@@ -4,10 +4,40 @@ import { createAuthClient } from 'better-auth/react';
 import { csrfHeaders } from './api';
 import { errorMessage } from './api-error';
 
+/**
+ * better-auth's own redirect (its client follows every answer's `{ redirect: true, url }` with a
+ * full navigation), except after a password sign-in: there the SPA moves on itself, and following
+ * the callbackURL as well loaded the dashboard twice. The callbackURL is still sent, for the
+ * verification link better-auth mails again when an unverified address signs in.
+ */
+const followRedirects = {
+  id: 'herald-redirect',
+  name: 'Redirect',
+  hooks: {
+    onSuccess(context: { data: unknown; request: { url: string | URL } }) {
+      if (String(context.request.url).endsWith('/sign-in/email')) return;
+      const { redirect, url } = (context.data ?? {}) as { redirect?: unknown; url?: unknown };
+      if (redirect === true && typeof url === 'string' && isNavigable(url)) window.location.href = url;
+    },
+  },
+};
+
+/** A relative path or an http(s) address: never `javascript:` or `data:` from an answer. */
+function isNavigable(url: string): boolean {
+  if (url.startsWith('/') && !url.startsWith('//')) return true;
+  try {
+    return ['http:', 'https:'].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** better-auth's client on /dashboard/api/auth, carrying the CSRF header on its state changes like every other call. */
 export const authClient = createAuthClient({
   basePath: '/dashboard/api/auth',
+  disableDefaultFetchPlugins: true,
   fetchOptions: {
+    plugins: [followRedirects],
     credentials: 'same-origin',
     async onRequest(context) {
       for (const [name, value] of Object.entries(await csrfHeaders(context.method))) context.headers.set(name, value);

@@ -1,4 +1,4 @@
-import { auditAction, auditDetail, dayBound, deviceName, observedText, statusLabel, toneOf, usagePercent } from './format';
+import { auditAction, auditDetail, dayBound, deviceName, observedText, readableSubject, statusLabel, toneOf, usagePercent } from './format';
 
 describe('status badges', () => {
   it('colours a status by what it means and always has words for it', () => {
@@ -86,5 +86,13 @@ describe('audit log entries', () => {
     expect(auditDetail({ from: 'member', to: 'admin', user_id: 'u1' })).toBe('from: member · to: admin');
     expect(auditDetail({})).toBe('');
     expect(auditDetail(null)).toBe('');
+  });
+});
+
+describe("a broadcast's subject in a list", () => {
+  it('names the field of each merge tag instead of showing its syntax', () => {
+    expect(readableSubject('Spring news for {{{contact.first_name|friend}}}')).toBe('Spring news for ‹first name›');
+    expect(readableSubject('{{{ contact.company }}} × {{{member_number|none}}}: hi')).toBe('‹company› × ‹member number›: hi');
+    expect(readableSubject('No tags {here}')).toBe('No tags {here}');
   });
 });

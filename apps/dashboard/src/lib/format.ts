@@ -145,3 +145,18 @@ export function auditDetail(detail: Record<string, unknown> | null | undefined):
 export function auditAction(action: string): string {
   return ACTIONS[action] ?? action;
 }
+
+/**
+ * A broadcast's subject as a list shows it: each merge tag (`{{{contact.first_name|friend}}}`) as
+ * the field it stands for in angle quotes (`‹first name›`), since each recipient sees their own value.
+ */
+export function readableSubject(subject: string): string {
+  return subject.replace(
+    /\{\{\{\s*([^}|]+?)\s*(?:\|[^}]*)?\}\}\}/g,
+    (_, key: string) =>
+      `‹${key
+        .replace(/^contact\./i, '')
+        .replace(/_/g, ' ')
+        .toLowerCase()}›`,
+  );
+}

@@ -4,7 +4,7 @@ import { DataList } from '../components/data-list';
 import { Pager, useKeysetPages } from '../components/pager';
 import { EmptyState, ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
-import { formatDate } from '../lib/format';
+import { formatDate, readableSubject } from '../lib/format';
 import { useCanWrite, useTeamId, useTeamQuery } from '../lib/queries';
 import type { Broadcast } from '../lib/types';
 
@@ -50,7 +50,7 @@ export function BroadcastsPage() {
               maw: 340,
               cell: (broadcast) => (
                 <Anchor component={Link} to={`/t/${teamId}/broadcasts/${broadcast.id}`} size="sm" style={{ overflowWrap: 'anywhere' }}>
-                  {broadcast.name || broadcast.subject || 'Untitled broadcast'}
+                  {broadcast.name || (broadcast.subject && readableSubject(broadcast.subject)) || 'Untitled broadcast'}
                 </Anchor>
               ),
             },

@@ -3,13 +3,14 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ImportContacts } from '../components/contact-import';
+import { RecentImports } from '../components/recent-imports';
 import { DataList } from '../components/data-list';
 import { Pager, useKeysetPages } from '../components/pager';
 import { EmptyState, ErrorAlert, PageHeader, StatusBadge } from '../components/ui';
 import type { List } from '../lib/api';
 import { formatDate } from '../lib/format';
 import { useCanWrite, useTeamQuery } from '../lib/queries';
-import type { Contact, ContactDetail, Segment } from '../lib/types';
+import type { Contact, ContactDetail, ContactImportReport, Segment } from '../lib/types';
 
 const fullName = (c: Contact) => [c.first_name, c.last_name].filter(Boolean).join(' ');
 const subscription = (c: Contact) => (c.unsubscribed ? 'unsubscribed' : 'subscribed');
@@ -28,6 +29,7 @@ export function ContactsPage() {
   const segments = useTeamQuery<List<Segment>>('/segments', { limit: 100 });
   const [viewing, setViewing] = useState<Contact | null>(null);
   const [importing, setImporting] = useState(false);
+  const [following, setFollowing] = useState<ContactImportReport | null>(null);
   const rows = list.data?.data ?? [];
   const filtered = Boolean(q || segmentId);
   return (
@@ -36,6 +38,12 @@ export function ContactsPage() {
         title="Contacts"
         description="The people your broadcasts go to: one contact per address, grouped in segments, with their topic preferences."
         actions={canWrite && <Button onClick={() => setImporting(true)}>Import CSV</Button>}
+      />
+      <RecentImports
+        onOpen={(report) => {
+          setFollowing(report);
+          setImporting(true);
+        }}
       />
       <Group align="flex-end" gap="sm" mb="sm" wrap="wrap">
         <TextInput
@@ -112,7 +120,7 @@ export function ContactsPage() {
       >
         {viewing && <ContactDetails id={viewing.id} />}
       </Modal>
-      <ImportContacts opened={importing} onClose={() => setImporting(false)} />
+      <ImportContacts opened={importing} following={following} onClose={() => setImporting(false)} onClosed={() => setFollowing(null)} />
     </>
   );
 }

@@ -20,6 +20,12 @@ import { EmailInsights1765530000000 } from './1765530000000-email-insights';
 import { Contacts1765540000000 } from './1765540000000-contacts';
 import { Broadcasts1765545000000 } from './1765545000000-broadcasts';
 import { EditorImages1765550000000 } from './1765550000000-editor-images';
+import { BroadcastUnsubscribes1765560000000 } from './1765560000000-broadcast-unsubscribes';
+import { EmailTemplates1765600000000 } from './1765600000000-email-templates';
+import { MimeUploads1765605000000 } from './1765605000000-mime-uploads';
+import { WebhookDuePerEndpoint1765610000000 } from './1765610000000-webhook-due-per-endpoint';
+import { DispatchCalled1765615000000 } from './1765615000000-dispatch-called';
+import { ContactImportJobs1765620000000 } from './1765620000000-contact-import-jobs';
 
 /** Every migration, in order. A new migration is a new file listed here. */
 export const migrations = [
@@ -45,4 +51,10 @@ export const migrations = [
   Contacts1765540000000,
   Broadcasts1765545000000,
   EditorImages1765550000000,
+  BroadcastUnsubscribes1765560000000,
+  EmailTemplates1765600000000,
+  MimeUploads1765605000000,
+  WebhookDuePerEndpoint1765610000000,
+  DispatchCalled1765615000000,
+  ContactImportJobs1765620000000,
 ];

@@ -3,6 +3,7 @@ import { NatsService, type SendCommand } from '@herald/bus';
 import { addressDomain, GroupCommit, HeraldError, parseAddress, PeriodicJob, heraldClock } from '@herald/core';
 import type { Transaction } from '@herald/database';
 import {
+  Dispatcher,
   emailEvent,
   EmailEventOutbox,
   EmailStore,
@@ -17,7 +18,9 @@ import { TrackingKeys, TrackingLinks } from '@herald/tracking';
 import { isHardBounce } from '../bounce-classification';
 import type { Bounce, Transmitter } from '../delivery.types';
 import { verpKey } from '../message';
+import { DeliveryMetrics } from './delivery-metrics';
 import { OutcomeCollector } from './outcome-collector';
+import { Postponements } from './postponements';
 import { prepareMessage } from './prepare-message';
 import { SenderIdentities } from './sender-identity';
 import { testAddressOutcome } from './test-addresses';
@@ -43,14 +46,21 @@ const RECORD_RETRY_MAX_MS = 2_000;
  * `handle` resolves then, so the command stops holding one of the worker's slots and a slow or
  * dead destination cannot fill them all. Its claim stays held and renewed until the outcome is
  * recorded; shutdown waits for it (the transmitter hands queued jobs back unattempted).
+ *
+ * Before the claim, a command that names its recipients' domains is admitted by the transmitter.
+ * While a destination's queue is full the email is postponed unclaimed (Postponements) and waits
+ * on the destination's waitlist, rather than being claimed, built and signed only to be
+ * deferred; it is called back, its place kept, once the queue has room. Not a nak with a delay:
+ * JetStream counts such a message against max_ack_pending until it is redelivered, so a large
+ * send to one destination would stall the whole stream.
  */
 @Injectable()
 export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliveryService.name);
   private readonly claims: GroupCommit<string, ClaimedEmail | null>;
+  private readonly postponements: Postponements;
   private readonly records: GroupCommit<EmailOutcome, EmailEventRecord[]>;
-  private readonly outcomes;
-  private readonly latency;
+  private readonly metrics: DeliveryMetrics;
   private readonly verpKey: Buffer;
   private readonly trackingLinks: TrackingLinks;
   /** Claims this worker holds (by token) and how many of their emails are still in flight. */
@@ -70,6 +80,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(TRANSMITTER) private readonly transmitter: Transmitter,
     private readonly outbox: EmailEventOutbox,
     private readonly suppressions: SuppressionsService,
+    dispatcher: Dispatcher,
     metrics: MetricsService,
     nats: NatsService,
   ) {
@@ -80,13 +91,9 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     this.records = new GroupCommit({ maxInFlight: 2, maxItems: 200 }, (outcomes) => this.recordMany(outcomes));
     this.verpKey = verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64'));
     this.trackingLinks = new TrackingLinks(TrackingKeys.fromConfig(config), { protocol: config.TRACKING_PROTOCOL, port: config.TRACKING_PORT });
-    this.outcomes = metrics.counter('herald_delivery_outcomes_total', 'Recipient outcomes recorded by the sender actors', ['outcome']);
-    this.latency = metrics.histogram(
-      'herald_delivery_latency_seconds',
-      'From acceptance (or the scheduled time) to the recipient MX accepting the email',
-      [],
-      [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
-    );
+    this.metrics = new DeliveryMetrics(metrics);
+    this.postponements = new Postponements(store, dispatcher, config.DELIVERY_CLAIM_SECONDS, this.metrics, this.logger);
+    this.transmitter.onRoom?.((emailIds) => this.postponements.callBack(emailIds));
   }
 
   onApplicationBootstrap(): void {
@@ -94,19 +101,34 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   onModuleDestroy(): Promise<void> {
+    this.postponements.stop();
     return this.claimKeeper.stop();
   }
 
   /**
-   * Claims the email's due recipients, calls `claimed` (the command's work is durable in
-   * Postgres from here), delivers, and resolves once the outcome is recorded or the delivery
-   * waits in a destination's queue. A failure before the claim rejects (the command is
-   * redelivered); after it, the claim runs out and the reconciler dispatches the email again.
+   * Admits the command (or postpones its email, unclaimed), claims the email's due recipients, calls
+   * `claimed` (the command's work is durable in Postgres from here), delivers, and resolves once
+   * the outcome is recorded or the delivery waits in a destination's queue. A failure before the
+   * claim rejects (the command is redelivered); after it, the claim runs out and the reconciler
+   * dispatches the email again.
    */
   async handle(command: SendCommand, claimed: () => void = () => undefined): Promise<void> {
-    const email = await this.claims.submit(command.emailId);
+    const admission =
+      command.domains && (await this.transmitter.admit?.(command.emailId, command.domains.map(addressDomain), command.called === true));
+    if (admission && admission.kind === 'waitlisted') return this.postponements.postpone(command.emailId, admission.expectedWaitMs);
+    let email: ClaimedEmail | null;
+    try {
+      email = await this.claims.submit(command.emailId);
+    } catch (error) {
+      this.transmitter.release?.(command.emailId);
+      throw error;
+    }
     claimed();
-    if (!email) return;
+    if (!email) {
+      this.transmitter.release?.(command.emailId);
+      return;
+    }
+    this.metrics.claimed(email);
     let release!: () => void;
     const released = new Promise<'waiting'>((resolve) => (release = () => resolve('waiting')));
     const work: Promise<void> = this.send(email, release).finally(() => this.inProgress.delete(work));
@@ -127,6 +149,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       const fresh = await this.recordWithRetry(outcome);
       this.outbox.publish(fresh);
     } finally {
+      this.transmitter.release?.(email.id);
       const left = (this.claimsHeld.get(email.token) ?? 1) - 1;
       if (left > 0) this.claimsHeld.set(email.token, left);
       else this.claimsHeld.delete(email.token);
@@ -176,10 +199,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       });
     }
     const outcome = collect.finish();
-    for (const u of outcome.updates) this.outcomes.inc({ outcome: u.status });
-    for (const e of outcome.events) {
-      if (e.type === 'email.delivered') this.latency.observe((e.createdAt.getTime() - email.dueAt.getTime()) / 1000);
-    }
+    this.metrics.attempted(email, outcome);
     return outcome;
   }
 
@@ -188,6 +208,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     const lookup = await this.identities.lookup(email.teamId, addressDomain(fromAddress));
     if (!lookup.ok) return collect.failed(recipients, lookup.reason, lookup.message);
     const tracking = lookup.identity.tracking;
+    this.metrics.built(email);
     const prepared = await prepareMessage(
       email,
       lookup.identity,
@@ -226,7 +247,10 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
         ),
       ),
     );
-    for (const jobResults of results) collect.transmitted(jobResults);
+    for (const jobResults of results) {
+      this.metrics.transmitted(jobResults);
+      collect.transmitted(jobResults);
+    }
   }
 
   /**

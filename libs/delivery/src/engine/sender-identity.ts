@@ -27,6 +27,12 @@ const CACHE_MAX = 10_000;
 @Injectable()
 export class SenderIdentities {
   private readonly cache = new Map<string, { lookup: SenderLookup; at: number }>();
+  /**
+   * Loads under way, shared by every email that asks meanwhile: a worker starting on a backlog
+   * claims hundreds of one domain's emails at once, and a load each would queue them all for the
+   * Postgres pool (past its connect timeout on a busy machine: "could not prepare", deferred).
+   */
+  private readonly loading = new Map<string, Promise<SenderLookup>>();
 
   constructor(
     @Inject(DELIVERY_CONFIG.token) private readonly config: DeliveryConfig,
@@ -38,10 +44,17 @@ export class SenderIdentities {
     const key = `${teamId}/${fromDomain}`;
     const hit = this.cache.get(key);
     if (hit && Date.now() - hit.at < this.config.DOMAIN_CACHE_MS) return hit.lookup;
-    const lookup = await this.load(teamId, fromDomain);
-    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, { lookup, at: Date.now() });
-    return lookup;
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    const load = this.load(teamId, fromDomain)
+      .then((lookup) => {
+        if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+        this.cache.set(key, { lookup, at: Date.now() });
+        return lookup;
+      })
+      .finally(() => this.loading.delete(key));
+    this.loading.set(key, load);
+    return load;
   }
 
   private async load(teamId: string, fromDomain: string): Promise<SenderLookup> {

@@ -66,7 +66,7 @@ export async function signDkim(message: Buffer, key: DkimSigningKey): Promise<Bu
   }
   names.push('from');
 
-  const bodyHash = createHash('sha256').update(relaxedBody(body)).digest('base64');
+  const bodyHash = relaxedBodyHash(body);
   const timestamp = Math.floor(heraldClock.nowMs() / 1000);
   const tagLines = foldTags([
     ...['v=1;', 'a=rsa-sha256;', 'c=relaxed/relaxed;', `d=${key.domainName};`, `s=${key.selector};`, `t=${timestamp};`],
@@ -143,6 +143,22 @@ function relaxedHeader(raw: string): string {
     .replace(/[ \t]+/g, ' ')
     .trim();
   return `${name}:${value}`;
+}
+
+/**
+ * The body hash (bh=) of relaxed canonicalization. A body with nothing to rewrite (no tab, no
+ * run of spaces, no space at a line's end: base64 and quoted-printable bodies, mostly) is
+ * hashed as it is, but for its trailing empty lines: a message of 40 MB is not copied twice more.
+ */
+function relaxedBodyHash(body: Buffer): string {
+  const hash = createHash('sha256');
+  if (body.indexOf(0x09) !== -1 || body.indexOf('  ') !== -1 || body.indexOf(' \r\n') !== -1 || body[body.length - 1] === 0x20) {
+    return hash.update(relaxedBody(body)).digest('base64');
+  }
+  let end = body.length;
+  while (end >= 2 && body[end - 2] === 13 && body[end - 1] === 10) end -= 2;
+  if (end > 0) hash.update(body.subarray(0, end)).update('\r\n');
+  return hash.digest('base64');
 }
 
 /**

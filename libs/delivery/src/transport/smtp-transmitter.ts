@@ -1,5 +1,5 @@
 import { heraldBounce } from '../bounce-classification';
-import type { Bounce, DeliveryJob, RecipientResult, Transmitter } from '../delivery.types';
+import type { Admission, Bounce, DeliveryJob, RecipientResult, Transmitter } from '../delivery.types';
 import { deferAll, Destination, handBack, WaitingRoom } from './destination';
 import { MxResolver, type MxHost } from './mx-resolver';
 
@@ -37,6 +37,11 @@ export interface TransmitterOptions {
   maxDestinations?: number;
 }
 
+const ADMITTED: Admission = { kind: 'admitted' };
+
+/** What `routed` says of a domain whose mail goes to no destination (null MX, no such domain). */
+const NO_DESTINATION = '';
+
 export interface TransmitterLogger {
   warn(msg: string): void;
   debug?(msg: string): void;
@@ -50,8 +55,15 @@ export interface TransmitterLogger {
 export class SmtpTransmitter implements Transmitter {
   private readonly resolver: MxResolver;
   private readonly destinations = new Map<string, Destination>();
+  /** The destination each recently routed domain went to: what `admit` knows without a DNS lookup. */
+  private readonly routed = new Map<string, string>();
+  /** MX lookups `admit` is waiting for, by domain. */
+  private readonly learning = new Map<string, Promise<void>>();
+  /** Places `admit` holds per email, until its jobs arrive or `release`. */
+  private readonly reservations = new Map<string, Set<Destination>>();
   private readonly room: WaitingRoom;
   private closed = false;
+  private roomListener: (emailIds: string[]) => void = () => undefined;
 
   constructor(
     private readonly options: TransmitterOptions,
@@ -69,6 +81,63 @@ export class SmtpTransmitter implements Transmitter {
       this.logger?.warn(`delivery of ${job.emailId} to ${job.domain} failed unexpectedly: ${String(error)}`);
       return deferAll(job, `451 4.3.0 Herald: ${String(error)}`, null);
     }
+  }
+
+  /**
+   * Reserves a place for the email's job in the destination of each of its domains (a domain not
+   * seen lately is looked up first, so that the first emails of a large send are counted too).
+   * Waitlisted when one of them is full: nothing stays reserved, and the email is named to the
+   * `onRoom` listener once that destination has room for it.
+   */
+  async admit(emailId: string, domains: string[], called = false): Promise<Admission> {
+    await Promise.all(domains.filter((domain) => !this.routed.has(domain)).map((domain) => this.learn(domain)));
+    if (this.closed || this.reservations.has(emailId)) return ADMITTED;
+    const held = new Set<Destination>();
+    let expectedWaitMs = 0;
+    for (const domain of domains) {
+      const key = this.routed.get(domain);
+      const destination = key === undefined ? undefined : this.destinations.get(key);
+      if (!destination || held.has(destination)) continue;
+      const waitMs = destination.reserve(emailId, called);
+      if (waitMs) expectedWaitMs = Math.max(expectedWaitMs, waitMs);
+      else held.add(destination);
+    }
+    if (expectedWaitMs) {
+      held.forEach((destination) => destination.unreserve());
+      return { kind: 'waitlisted', expectedWaitMs };
+    }
+    if (held.size) this.reservations.set(emailId, held);
+    return ADMITTED;
+  }
+
+  /** Remembers the destination of a domain (none for a domain that accepts no mail); a lookup that failed is tried again next time. */
+  private learn(domain: string): Promise<void> {
+    let lookup = this.learning.get(domain);
+    if (!lookup) {
+      lookup = this.resolver
+        .resolve(domain)
+        .then(
+          (resolution) => {
+            if (resolution.kind === 'hosts' && !this.closed) this.remember(domain, this.destination(resolution.hosts).key);
+            else if (resolution.kind === 'null-mx' || resolution.kind === 'no-domain') this.remember(domain, NO_DESTINATION);
+          },
+          () => undefined,
+        )
+        .finally(() => this.learning.delete(domain));
+      this.learning.set(domain, lookup);
+    }
+    return lookup;
+  }
+
+  /** `listener` is given the emails `admit` turned away once there is room for them (one listener). */
+  onRoom(listener: (emailIds: string[]) => void): void {
+    this.roomListener = listener;
+  }
+
+  /** Gives back the places `admit` held for the email that its jobs did not take. */
+  release(emailId: string): void {
+    this.reservations.get(emailId)?.forEach((destination) => destination.unreserve());
+    this.reservations.delete(emailId);
   }
 
   /** Stops taking jobs, hands back queued ones as not attempted, waits for transactions in flight. */
@@ -113,8 +182,26 @@ export class SmtpTransmitter implements Transmitter {
       case 'hosts':
         // The resolver may have taken long enough for close() to have started.
         if (this.closed) return handBack(job);
-        return this.destination(resolution.hosts).deliver(job, resolution.hosts, waiting);
+        return this.deliverTo(this.destination(resolution.hosts), job, resolution.hosts, waiting);
     }
+  }
+
+  /** The job takes the place its email holds in the destination, if any. */
+  private deliverTo(destination: Destination, job: DeliveryJob, hosts: MxHost[], waiting?: () => void): Promise<RecipientResult[]> {
+    this.remember(job.domain, destination.key);
+    const held = this.reservations.get(job.emailId);
+    const reserved = held?.delete(destination) ?? false;
+    if (reserved) destination.unreserve();
+    if (held && !held.size) this.reservations.delete(job.emailId);
+    return destination.deliver(job, hosts, waiting, reserved);
+  }
+
+  private remember(domain: string, key: string): void {
+    if (this.routed.get(domain) === key) return;
+    this.routed.delete(domain);
+    // Oldest first: a domain not routed for a while is looked up again before its email is admitted.
+    if (this.routed.size >= (this.options.maxDestinations ?? 5_000) * 4) this.routed.delete(this.routed.keys().next().value!);
+    this.routed.set(domain, key);
   }
 
   /** Past `maxDestinations`, the idle destinations (and their pools) are dropped; busy or backing-off ones stay. */
@@ -151,6 +238,7 @@ export class SmtpTransmitter implements Transmitter {
           backoffMaxMs: this.options.backoffMaxMs ?? 300_000,
         },
         this.room,
+        (emailIds) => this.roomListener(emailIds),
       );
       this.destinations.set(key, destination);
     }

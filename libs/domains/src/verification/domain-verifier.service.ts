@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Transaction } from '@herald/database';
-import { HeraldError } from '@herald/core';
+import { heraldClock, HeraldError } from '@herald/core';
 import { DmarcReport, Domain, DomainRecord, DomainStatus, RecordStatus } from '../domain.types';
 import { DOMAINS_CONFIG, type DomainsConfig } from '../domains.config';
 import { DomainsRepository, VerificationResult } from '../domains.repository';
@@ -58,7 +58,7 @@ export class DomainVerifier {
   async inspect(domainId: string): Promise<VerificationOutcome> {
     const domain = await this.domains.getById(domainId);
     if (!domain) throw notFound();
-    const now = new Date();
+    const now = heraldClock.now();
     return this.outcome(domain, domain.status, await this.evaluate(domain, now), now);
   }
 
@@ -71,7 +71,7 @@ export class DomainVerifier {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const domain = await this.domains.getById(domainId);
       if (!domain) throw notFound();
-      const now = new Date();
+      const now = heraldClock.now();
       const result = await this.evaluate(domain, now);
       const saved = await this.checks.transaction(async (tx) => {
         const current = await this.checks.lockById(tx, domainId);
@@ -87,7 +87,7 @@ export class DomainVerifier {
       await this.tellDkimKeysChecked(saved.outcome);
       return saved.outcome;
     }
-    await this.checks.setNextCheck([domainId], new Date());
+    await this.checks.setNextCheck([domainId], heraldClock.now());
     throw new Error(`the records of domain ${domainId} kept changing while being checked; it is due again`);
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { PeriodicJob } from '@herald/core';
+import { heraldClock, PeriodicJob } from '@herald/core';
 import { Domain } from '../domain.types';
 import { DOMAINS_CONFIG, type DomainsConfig } from '../domains.config';
 import { DomainChecksRepository } from './domain-checks.repository';
@@ -48,7 +48,7 @@ export class VerificationScheduler implements OnApplicationBootstrap, OnModuleDe
   private async drain(): Promise<number> {
     let checked = 0;
     while (!this.job.isStopped) {
-      const now = new Date();
+      const now = heraldClock.now();
       const due = await this.checks.claimDue(now, VerificationScheduler.batchSize, new Date(now.getTime() + this.leaseMs()));
       await Promise.all(due.map((domain) => this.verifyOne(domain)));
       checked += due.length;

@@ -38,6 +38,7 @@ export class BounceMxHost implements OnModuleInit, OnApplicationBootstrap {
       port: config.BOUNCE_MX_PORT,
       hostname: deliveryHostname(config),
       maxBytes: MAX_REPORT_BYTES,
+      connectionLimits: { total: config.SMTP_MAX_CONNECTIONS, perClient: config.SMTP_MAX_CONNECTIONS_PER_CLIENT },
       key: verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64')),
       onReport: (report) => this.reports.record(report),
       unsubscribe: { accepts: (address) => this.unsubscribes.isMailbox(address), unsubscribe: (address) => this.unsubscribes.byMailbox(address) },

@@ -1,6 +1,8 @@
 import { createTransport } from 'nodemailer';
 import { returnPathAddress, verpKey, type ReceivedReport } from '@herald/delivery';
+import { RawSmtpClient } from '@herald/testing';
 import { arfComplaint, autoReply, ORIGINAL_MESSAGE_ID, postfixDsn } from '../../../../test/support/report-fixtures';
+import { BOUNCE_MX_REPLIES } from '../smtp-replies';
 import { BounceMx } from './bounce-mx';
 
 const key = verpKey(undefined);
@@ -102,5 +104,36 @@ describe('BounceMx', () => {
 
     expect(error.responseCode).toBe(552);
     expect(received).toEqual([]);
+  });
+
+  it('refuses connections past its limits with 421 at connect, per address and in all', async () => {
+    const limited = await BounceMx.start({
+      host: '127.0.0.1',
+      port: 0,
+      hostname: 'bounces.herald.test',
+      maxBytes: MAX_BYTES,
+      key,
+      connectionLimits: { perClient: 2, total: 3 },
+      onReport: () => Promise.resolve(),
+    });
+    const held: RawSmtpClient[] = [];
+    try {
+      held.push(await RawSmtpClient.connect(limited.port, 'starttls', '127.0.0.1', '127.0.0.21'));
+      held.push(await RawSmtpClient.connect(limited.port, 'starttls', '127.0.0.1', '127.0.0.21'));
+      await expect(RawSmtpClient.connect(limited.port, 'starttls', '127.0.0.1', '127.0.0.21')).rejects.toThrow(
+        `unexpected greeting 421 ${BOUNCE_MX_REPLIES.tooManyClientConnections.text}`,
+      );
+      held.push(await RawSmtpClient.connect(limited.port, 'starttls', '127.0.0.1', '127.0.0.22'));
+      await expect(RawSmtpClient.connect(limited.port, 'starttls', '127.0.0.1', '127.0.0.23')).rejects.toThrow(
+        `unexpected greeting 421 ${BOUNCE_MX_REPLIES.tooManyConnections.text}`,
+      );
+      // a closed session frees its place
+      held.shift()!.destroy();
+      await new Promise((r) => setTimeout(r, 100));
+      held.push(await RawSmtpClient.connect(limited.port, 'starttls', '127.0.0.1', '127.0.0.23'));
+    } finally {
+      held.forEach((c) => c.destroy());
+      await limited.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { parseReport, parseReturnPath, type ReceivedReport } from '@herald/delivery';
+import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../connection-guard';
 import { BOUNCE_MX_REPLIES as REPLIES, wireError, type SmtpError } from '../smtp-replies';
 
 export interface BounceMxOptions {
@@ -12,6 +13,8 @@ export interface BounceMxOptions {
   maxBytes: number;
   /** The VERP key (see `verpKey`). */
   key: Buffer;
+  /** Connections held at once per client address and in all (the relay's settings, counted apart); past them, 421 at connect. */
+  connectionLimits?: ConnectionLimits;
   /** Records the report (LateReports of @herald/delivery); a rejection makes the sender try again later (451). */
   onReport: (report: ReceivedReport) => Promise<void>;
   /**
@@ -38,6 +41,9 @@ export class BounceMx {
   ) {}
 
   static async start(options: BounceMxOptions): Promise<BounceMx> {
+    // Open to the whole Internet on port 25: without a bound, one address holding thousands of
+    // idle connections would hold the process's memory and descriptors (fault scenario 17).
+    const connections = new ConnectionGuard(options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS);
     const server = new SMTPServer({
       name: options.hostname,
       banner: REPLIES.greeting.text,
@@ -45,7 +51,19 @@ export class BounceMx {
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
       hideSTARTTLS: true,
+      // nothing reads the client's name: a PTR query per connection would only add latency, and
+      // a DNS query a flood could make Herald send
+      disableReverseLookup: true,
       logger: false,
+      onConnect(session, callback) {
+        const admission = connections.admit(session.id, session.remoteAddress);
+        if (admission === 'client-full') return callback(wireError(REPLIES.tooManyClientConnections));
+        if (admission === 'full') return callback(wireError(REPLIES.tooManyConnections));
+        callback();
+      },
+      onClose(session) {
+        connections.closed(session.id);
+      },
       onRcptTo(address, _session, callback) {
         const ours = parseReturnPath(address.address, options.key) !== null || (options.unsubscribe?.accepts(address.address) ?? false);
         callback(ours ? null : wireError(REPLIES.noSuchUser));

@@ -3,6 +3,7 @@ import { AccountsModule } from '@herald/accounts';
 import { DomainsModule } from '@herald/domains';
 import { EmailsModule } from '@herald/emails';
 import { LimitsModule } from '@herald/limits';
+import { MessagesModule } from '@herald/messages';
 import { SuppressionsModule } from '@herald/suppressions';
 import { SMTP_CONFIG } from '../smtp.config';
 import { SmtpSubmissions } from './smtp-submissions.service';
@@ -13,7 +14,7 @@ import { SmtpSubmissions } from './smtp-submissions.service';
  * ConfigModule, DatabaseModule, RedisModule and BusModule (RuntimeModule).
  */
 @Module({
-  imports: [EmailsModule, AccountsModule, SuppressionsModule, LimitsModule, DomainsModule],
+  imports: [EmailsModule, MessagesModule, AccountsModule, SuppressionsModule, LimitsModule, DomainsModule],
   providers: [SMTP_CONFIG.provider, SmtpSubmissions],
   exports: [SmtpSubmissions],
 })

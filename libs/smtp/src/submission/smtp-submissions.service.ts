@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApiKeysService, type Principal } from '@herald/accounts';
-import { addressDomain, addressKey, formatAddress, HeraldError, isHeraldError, isValidAddrSpec, newId, type HeraldErrorCode } from '@herald/core';
+import { addressDomain, addressKey, formatAddress, HeraldError, isHeraldError, isValidAddrSpec, type HeraldErrorCode } from '@herald/core';
 import { SendingDomains } from '@herald/domains';
 import { SendService, senderOf, type NormalizedEmail } from '@herald/emails';
+import { EmailStore, type MimeUpload } from '@herald/messages';
 import { validateIdempotencyKey } from '@herald/idempotency';
 import { RateLimiter, rateLimitError, rateLimitFor } from '@herald/limits';
 import { SuppressionCache } from '@herald/suppressions';
 import { smtpReplyFor } from '../smtp-error-mapping';
 import { SMTP_SUBMISSION_REPLIES as REPLIES, type SmtpReply } from '../smtp-replies';
 import { SMTP_CONFIG, type SmtpConfig } from '../smtp.config';
-import type { SmtpEnvelope, SmtpSubmissionPort, SubmissionResult } from '../submission-port';
+import type { MessageSpool, SmtpEnvelope, SmtpSubmissionPort, SubmissionResult } from '../submission-port';
 import { BodyDigest, boundaryOf } from './body-digest';
+import { MimeSpool } from './mime-spool';
 import {
   fieldValue,
   MAX_LINE_OCTETS,
@@ -38,6 +40,8 @@ const VOLATILE = new Set(['date', 'message-id', ...STRIPPED]);
 const MESSAGE_ID = /^<[^<>\s@]+@[^<>\s@]+>$/;
 /** What MAIL FROM refuses; any other failure there (the database, Redis) is a temporary failure of the check. */
 const MAIL_FROM_REFUSALS = new Set<HeraldErrorCode>(['forbidden_from_domain', 'domain_paused', 'rate_limit_exceeded']);
+/** Spooled chunks a process left behind when it died mid-DATA are looked for at most this often. */
+const SWEEP_EVERY_MS = 60_000;
 
 // Every reply comes from SMTP_SUBMISSION_REPLIES, or from smtpReplyFor for a HeraldError.
 const refuse = (reply: SmtpReply): SubmissionResult => ({ ok: false, reply });
@@ -56,6 +60,7 @@ function refusalOf(error: unknown): SmtpReply {
 @Injectable()
 export class SmtpSubmissions implements SmtpSubmissionPort {
   private readonly logger = new Logger(SmtpSubmissions.name);
+  private lastSweep = 0;
 
   constructor(
     @Inject(SMTP_CONFIG.token) private readonly config: SmtpConfig,
@@ -64,6 +69,7 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
     private readonly suppressions: SuppressionCache,
     private readonly sendingDomains: SendingDomains,
     private readonly send: SendService,
+    private readonly store: EmailStore,
   ) {}
 
   async authenticate(username: string, password: string): Promise<{ ok: true; principal: Principal } | { ok: false; reply: SmtpReply }> {
@@ -109,8 +115,33 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
     }
   }
 
-  async submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer): Promise<SubmissionResult> {
-    if (raw.length > this.config.MAX_EMAIL_BYTES) return refuse(REPLIES.tooBig(this.config.MAX_EMAIL_BYTES));
+  /**
+   * The rest of a large message goes to Postgres as it arrives (MimeSpool); `head` holds its whole
+   * header, so whether it has an idempotency key, and its MIME boundary, are known already.
+   */
+  spool(head: Buffer): MimeSpool {
+    this.sweepUploads();
+    const split = splitMessage(head);
+    const keyed = split.fields.some((f) => IDEMPOTENCY_HEADERS.includes(f.name));
+    return new MimeSpool(this.store, keyed ? bodyDigestOf(split).update(split.rest) : null);
+  }
+
+  /** At most once a minute, in the background: chunks older than any session lasts are a dead process's. */
+  private sweepUploads(): void {
+    const now = Date.now();
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    const seconds = Math.ceil(this.config.SMTP_SESSION_TIMEOUT_MS / 1000) + 60;
+    void this.store.sweepMimeUploads(seconds).then(
+      (n) => n > 0 && this.logger.log(`Deleted ${n} stored chunks of messages whose sessions ended without them`),
+      (error: unknown) => this.logger.warn(`Sweeping stored message chunks failed: ${(error as Error).message}`),
+    );
+  }
+
+  async submit(principal: Principal, envelope: SmtpEnvelope, raw: Buffer, spool?: MessageSpool): Promise<SubmissionResult> {
+    if (spool && !(spool instanceof MimeSpool)) throw new Error('SmtpSubmissions.submit takes the spools of its own spool()');
+    const size = raw.length + (spool?.bytes ?? 0);
+    if (size > this.config.MAX_EMAIL_BYTES) return refuse(REPLIES.tooBig(this.config.MAX_EMAIL_BYTES));
     const rcptTo = unique(envelope.rcptTo);
     if (rcptTo.length === 0) return refuse(REPLIES.noRecipients);
     if (rcptTo.length > this.config.MAX_RECIPIENTS) return refuse(REPLIES.tooManyRecipients);
@@ -137,13 +168,14 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
     const from = headers.from;
     if (!from) return refuse(REPLIES.noFrom);
 
-    const id = newId();
     const fromDomain = addressDomain(from.address);
     const keepId = headers.messageIds.length === 1 && MESSAGE_ID.test(headers.messageIds[0]);
-    const messageId = keepId ? headers.messageIds[0] : `<${id}@${fromDomain}>`;
-    const added = [...(keepId ? [] : [`Message-ID: ${messageId}`]), ...(headers.hasDate ? [] : [`Date: ${rfc5322Date(new Date())}`])];
+    // A Message-ID Herald writes names the email, whose id the send path makes for the domain's region.
+    const messageIdOf = (id: string) => (keepId ? headers.messageIds[0] : `<${id}@${fromDomain}>`);
+    const date = headers.hasDate ? [] : [`Date: ${rfc5322Date(new Date())}`];
     // The header block rewritten, the body as received: the message is not copied (Postgres joins the two).
-    const mime = rewriteParts(split, keepId ? STRIPPED : new Set([...STRIPPED, 'message-id']), added);
+    const mimeOf = (id: string) =>
+      rewriteParts(split, keepId ? STRIPPED : new Set([...STRIPPED, 'message-id']), [...(keepId ? [] : [`Message-ID: ${messageIdOf(id)}`]), ...date]);
 
     const { to, cc } = headers;
     const toKeys = new Set(to.map((a) => addressKey(a.address)));
@@ -172,12 +204,22 @@ export class SmtpSubmissions implements SmtpSubmissionPort {
       tags: null,
       scheduledAt: null,
       recipients,
-      sizeBytes: mime[0].length + mime[1].length,
+      // As received: the rewritten header differs by a line or two, and the size only paces the writer's commits.
+      sizeBytes: size,
     };
-    const hash = key ? submissionHash(envelope, rcptTo, split) : '';
+    const body = !key ? null : spool ? spool.digest : bodyDigestOf(split).update(split.rest);
+    const hash = body ? submissionHash(envelope, rcptTo, split, body.digest()) : '';
 
+    let upload: MimeUpload | undefined;
     try {
-      const { id: accepted } = await this.send.sendMime(senderOf(principal), { id, email, raw: { mime, messageId }, hash }, key);
+      upload = await spool?.end();
+    } catch (error) {
+      this.logger.warn(`SMTP submission failed: storing the message: ${(error as Error).message}`);
+      return refuse(REPLIES.storing);
+    }
+    try {
+      const raw = (id: string) => ({ mime: mimeOf(id), messageId: messageIdOf(id), upload });
+      const { id: accepted } = await this.send.sendMime(senderOf(principal), { email, raw, hash }, key);
       return { ok: true, id: accepted };
     } catch (error) {
       const refusal = isHeraldError(error) ? smtpReplyFor(error) : null;
@@ -232,7 +274,7 @@ function unique(addresses: string[]): string[] {
  * comparing bytes would make a retry from nodemailer (new boundaries, Date and Message-ID on
  * every send) a conflict. Nothing is decoded.
  */
-function submissionHash(envelope: SmtpEnvelope, rcptTo: string[], split: SplitMessage): string {
+function submissionHash(envelope: SmtpEnvelope, rcptTo: string[], split: SplitMessage, bodyDigest: Buffer): string {
   const hash = createHash('sha256');
   const part = (value: string) => hash.update(`${Buffer.byteLength(value)}:`).update(value);
   part(envelope.mailFrom.toLowerCase());
@@ -244,6 +286,12 @@ function submissionHash(envelope: SmtpEnvelope, rcptTo: string[], split: SplitMe
     const value = fieldValue(field);
     part(`${field.name}:${field === contentType && boundary ? value.split(boundary).join('#0') : value}`);
   }
-  hash.update(new BodyDigest(boundary).update(split.rest).digest());
+  hash.update(bodyDigest);
   return hash.digest('hex');
+}
+
+/** The body's digest, not fed yet, with the message's top-level MIME boundary. */
+function bodyDigestOf(split: SplitMessage): BodyDigest {
+  const contentType = split.fields.find((f) => f.name === 'content-type');
+  return new BodyDigest(contentType ? boundaryOf(fieldValue(contentType)) : null);
 }

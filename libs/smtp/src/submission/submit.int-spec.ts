@@ -3,6 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type Mail from 'nodemailer/lib/mailer';
 import { DataSource } from 'typeorm';
 import type { Principal } from '@herald/accounts';
+import { regionOfId } from '@herald/core';
 import { QuotaService } from '@herald/limits';
 import { EmailStore } from '@herald/messages';
 import { call, type TestApi, type TestTeam } from '../../../../test/support/api-harness';
@@ -113,7 +114,9 @@ describe('SmtpSubmissions: submit', () => {
         `^From: ${team.from()}\r\nSubject: bare\r\nMessage-ID: <${id}@${team.domain}>\r\nDate: [A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} \\+0000\r\n\r\nbody\r\n$`,
       ),
     );
-    expect(await emailRow(id)).toMatchObject({ message_id: `<${id}@${team.domain}>` });
+    expect(await emailRow(id)).toMatchObject({ message_id: `<${id}@${team.domain}>`, region: 'us-east-1' });
+    // The id Herald gave the email, and wrote into its Message-ID, names the region that holds it.
+    expect(regionOfId(id, ['eu-west-1', 'us-east-1'])).toBe('us-east-1');
     const { body } = await call(api.url, team.token, 'GET', `/emails/${id}`);
     expect(body).toMatchObject({ to: ['dan@example.com'], subject: 'bare', html: null, text: 'body\n' });
   });

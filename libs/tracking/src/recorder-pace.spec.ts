@@ -1,0 +1,37 @@
+import { performance } from 'node:perf_hooks';
+import { RecorderPace } from './recorder-pace';
+
+const options = { lingerMs: 50, busyLingerMs: 1000, maxDeferMs: 5000 };
+/** Keeps the event loop busy, as a burst of redirects would. */
+const spin = (ms: number) => {
+  for (const end = performance.now() + ms; performance.now() < end;);
+};
+const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('RecorderPace', () => {
+  it('pauses longer while the event loop was saturated, for at most maxDeferMs since it last caught up', () => {
+    const pace = new RecorderPace(options);
+    const start = Date.now();
+    spin(30);
+    expect(pace.pauseMs(true, start)).toBe(1000);
+    spin(30);
+    expect(pace.pauseMs(true, start + 4000)).toBe(1000);
+    spin(30);
+    expect(pace.pauseMs(true, start + 6000)).toBe(50);
+    // Caught up (nothing left waiting): the next burst may be deferred again.
+    spin(30);
+    expect(pace.pauseMs(false, start + 7000)).toBe(1000);
+  });
+
+  it('records at full pace when the event loop had time to spare', async () => {
+    const pace = new RecorderPace(options);
+    await idle(40);
+    expect(pace.pauseMs(true)).toBe(50);
+  });
+
+  it('never defers when maxDeferMs is 0', () => {
+    const pace = new RecorderPace({ ...options, maxDeferMs: 0 });
+    spin(30);
+    expect(pace.pauseMs(true)).toBe(50);
+  });
+});
