@@ -87,6 +87,34 @@ describe('back-pressure from a full destination queue (api → JetStream → wor
   const attempts = async (ids: string[]): Promise<number> =>
     (await world.db.query(`SELECT sum(attempts)::int AS n FROM email_recipients WHERE email_id = ANY($1::uuid[])`, [ids])).rows[0].n as number;
 
+  /**
+   * Attempts after a DNS deferral: the test's own DNS server (in this jest process) can time out
+   * on a loaded machine, and the worker rightly defers and retries, building again. Those retries
+   * are not the rework this suite is about (claims, builds and deferrals caused by a full queue),
+   * so the bounds leave them out, and the report names them.
+   */
+  const dnsRetries = async (ids: string[]): Promise<number> =>
+    (
+      await world.db.query(
+        `SELECT coalesce(sum(r.attempts - 1), 0)::int AS n FROM email_recipients r
+          WHERE r.email_id = ANY($1::uuid[]) AND r.attempts > 1
+            AND EXISTS (SELECT 1 FROM email_events ev WHERE ev.email_id = r.email_id AND ev.type = 'email.delivery_delayed'
+                          AND ev.data->'delivery'->>'response' ~ 'MX lookup for .* failed|no usable MX host')`,
+        [ids],
+      )
+    ).rows[0].n as number;
+
+  /** Why recipients were attempted more than once: their emails' events, by type, and how many such recipients. */
+  const retried = async (ids: string[]): Promise<string> => {
+    const { rows } = await world.db.query(
+      `SELECT count(DISTINCT r.email_id)::int AS recipients, ev.type, ev.data->'delivery'->>'response' AS response, count(ev.id)::int AS events
+         FROM email_recipients r LEFT JOIN email_events ev ON ev.email_id = r.email_id
+        WHERE r.email_id = ANY($1::uuid[]) AND r.attempts > 1 GROUP BY 2, 3 ORDER BY 2, 3`,
+      [ids],
+    );
+    return JSON.stringify(rows);
+  };
+
   it(`delivers ${LARGE} emails to one MX once each, building each about once, with a queue of ${QUEUE}, while another destination's mail goes through`, async () => {
     const before = await churn();
     const started = Date.now();
@@ -127,6 +155,7 @@ describe('back-pressure from a full destination queue (api → JetStream → wor
       postponed: after.postponed - before.postponed,
       calledBack: after.calledBack - before.calledBack,
       attempts: rows[0].attempts as number,
+      dnsRetries: await dnsRetries([...large, ...others]),
     };
     console.log(
       `destination back-pressure: ${LARGE} emails to one MX (queue ${QUEUE}) accepted in ${accepted} ms, delivered in ${deliveredMs} ms; ` +
@@ -148,11 +177,11 @@ describe('back-pressure from a full destination queue (api → JetStream → wor
     // The other destination did not wait for the slow one.
     expect(atSlowWhenOtherDone).toBeLessThan(LARGE);
     // Work done about once per recipient: claims (Postgres's count and the worker's) and builds.
-    const bound = Math.ceil((LARGE + OTHER) * 1.1);
+    const bound = Math.ceil((LARGE + OTHER) * 1.1) + used.dnsRetries;
     expect(used.attempts).toBeLessThanOrEqual(bound);
     expect(used.claims).toBeLessThanOrEqual(bound);
     expect(used.builds).toBeLessThanOrEqual(bound);
-    expect(used.rebuilds).toBeLessThanOrEqual((LARGE + OTHER) * 0.1);
+    expect(used.rebuilds).toBeLessThanOrEqual((LARGE + OTHER) * 0.1 + used.dnsRetries);
     expect(used.queueFull).toBeLessThanOrEqual((LARGE + OTHER) * 0.1);
     // The mechanism at work: emails waited unclaimed, and every one was called back.
     expect(used.postponed).toBeGreaterThan(0);
@@ -177,12 +206,15 @@ describe('back-pressure from a full destination queue (api → JetStream → wor
         postponed: after.postponed - before.postponed,
         calledBack: after.calledBack - before.calledBack,
         attempts: await attempts(ids),
+        dnsRetries: await dnsRetries(ids),
       };
-      console.log(`destination back-pressure, two workers: ${SHARED} emails to one MX delivered in ${deliveredMs} ms; ${JSON.stringify(used)}`);
+      console.log(
+        `destination back-pressure, two workers: ${SHARED} emails to one MX delivered in ${deliveredMs} ms; ${JSON.stringify(used)}; attempted more than once: ${await retried(ids)}`,
+      );
       const copies = new Set(sink.messages.flatMap((m) => m.recipients));
       expect({ received: sink.received, distinct: copies.size }).toEqual({ received: SHARED, distinct: SHARED });
-      expect(used.attempts).toBeLessThanOrEqual(SHARED * 1.1);
-      expect(used.builds).toBeLessThanOrEqual(SHARED * 1.1);
+      expect(used.attempts).toBeLessThanOrEqual(SHARED * 1.1 + used.dnsRetries);
+      expect(used.builds).toBeLessThanOrEqual(SHARED * 1.1 + used.dnsRetries);
       expect(used.postponed).toBeGreaterThan(0);
       // Called back, not left to their postponement (a claim period, 60 s here) to run out.
       expect(deliveredMs).toBeLessThan(55_000);

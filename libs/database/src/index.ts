@@ -6,3 +6,4 @@ export * from './transaction';
 export * from './postgres-unavailable';
 export * from './clock-sync';
 export { migrations } from './migrations';
+export * from './planes';

@@ -78,15 +78,33 @@ export class EmailFeedRepository {
     if (cursor)
       add((n) => `(e.created_at, e.id) ${page.before ? '>' : '<'} (SELECT created_at, id FROM emails WHERE team_id = $1 AND id = $${n})`, cursor);
     const order = page.before ? 'e.created_at, e.id' : 'e.created_at DESC, e.id DESC';
-    const rows: EmailFeedItem[] = await this.db.query(
+    const rows: (Omit<EmailFeedItem, 'domainId'> & { fromDomain: string | null })[] = await this.db.query(
       `SELECT e.id, e.from_address AS "from", e.to_addresses AS "to", e.subject, e.last_event AS "lastEvent", e.created_at AS "createdAt",
-              e.api_key_id AS "apiKeyId",
-              (SELECT d.id FROM domains d WHERE d.team_id = e.team_id AND lower(d.name) = ${FROM_DOMAIN_SQL.replace('from_address', 'e.from_address')}) AS "domainId"
+              e.api_key_id AS "apiKeyId", ${FROM_DOMAIN_SQL.replace('from_address', 'e.from_address')} AS "fromDomain"
          FROM emails e WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $2`,
       params,
     );
     const kept = rows.slice(0, page.limit);
-    return { items: page.before ? kept.reverse() : kept, hasMore: rows.length > page.limit };
+    const domainIds = await this.domainIds(
+      teamId,
+      kept.map((r) => r.fromDomain),
+    );
+    const items = kept.map(({ fromDomain, ...item }) => ({ ...item, domainId: (fromDomain && domainIds.get(fromDomain)) ?? null }));
+    return { items: page.before ? items.reverse() : items, hasMore: rows.length > page.limit };
+  }
+
+  /**
+   * The ids of the team's domains of these names (lowercase), in a statement of its own: domains
+   * are the control plane, which will not share a database with the emails (issue 15).
+   */
+  private async domainIds(teamId: string, names: (string | null)[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(names.filter((n): n is string => n !== null))];
+    if (wanted.length === 0) return new Map();
+    const rows: { id: string; name: string }[] = await this.db.query(
+      `SELECT id, lower(name) AS name FROM domains WHERE team_id = $1 AND lower(name) = ANY($2::text[])`,
+      [teamId, wanted],
+    );
+    return new Map(rows.map((r) => [r.name, r.id]));
   }
 
   async recipients(teamId: string, emailId: string): Promise<EmailRecipientState[]> {
