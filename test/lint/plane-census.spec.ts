@@ -15,11 +15,6 @@ const root = join(__dirname, '..', '..');
 /** file → the tables of both planes its crossing statements name, with what will replace each. */
 const KNOWN_CROSSINGS: { file: string; tables: string[]; plan: string }[] = [
   {
-    file: 'libs/messages/src/claims.repository.ts',
-    tables: ['email_recipients', 'emails', 'suppressions'],
-    plan: "the worker's claim reads each recipient's suppression in its statement; to become a second read of the control plane (or the worker's SuppressionCache, kept current by suppression.* events)",
-  },
-  {
     file: 'libs/webhooks/src/webhook-messages.repository.ts',
     tables: ['webhook_messages', 'webhooks'],
     plan: 'fan-out, claim and the due walk join the webhooks (subscriptions, status, endpoint, secret); to become a webhooks cache in the webhooks role, kept by webhook.* resource events',

@@ -23,7 +23,27 @@ interface ClaimedRecipientRow {
   kind: 'to' | 'cc' | 'bcc';
   address: string;
   attempts: number;
-  suppressed_by: ClaimedRecipient['suppressedBy'];
+}
+
+/**
+ * Which claimed recipients their team has suppressed, and why, by `email_id position`. A
+ * statement of its own, on suppressions alone: they are the control plane, which will not share
+ * a database with the email plane (issue 15); one statement per claim, however many emails.
+ */
+async function suppressedRecipients(
+  m: EntityManager,
+  rows: ClaimedRecipientRow[],
+  teams: Map<string, string>,
+): Promise<Map<string, NonNullable<ClaimedRecipient['suppressedBy']>>> {
+  const asked = rows.filter((r) => teams.has(r.email_id));
+  if (!asked.length) return new Map();
+  const found: { email_id: string; position: number; origin: NonNullable<ClaimedRecipient['suppressedBy']> }[] = await m.query(
+    `SELECT u.email_id, u.position, s.origin
+       FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[]) AS u(email_id, position, team_id, address)
+       JOIN suppressions s ON s.team_id = u.team_id AND s.email = lower(u.address)`,
+    [asked.map((r) => r.email_id), asked.map((r) => r.position), asked.map((r) => teams.get(r.email_id)), asked.map((r) => r.address)],
+  );
+  return new Map(found.map((f) => [`${f.email_id} ${f.position}`, f.origin]));
 }
 
 interface AttachmentRow extends Omit<ClaimedAttachment, 'contentType' | 'contentId'> {
@@ -63,8 +83,7 @@ export class ClaimsRepository {
           WHERE r.email_id = ANY($1::uuid[]) AND e.id = r.email_id AND e.last_event <> 'canceled'
             AND ((r.status IN ('queued', 'deferred') AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now()))
                  OR (r.status = 'sending' AND r.claimed_until <= now()))
-        RETURNING r.email_id, r.position, r.kind, r.address, r.attempts,
-                  (SELECT s.origin FROM suppressions s WHERE s.team_id = e.team_id AND s.email = lower(r.address)) AS suppressed_by`,
+        RETURNING r.email_id, r.position, r.kind, r.address, r.attempts`,
         [emailIds, claimSeconds, token],
       );
       if (!rows.length) return { claimed: new Map<string, ClaimedEmail>(), events: [] };
@@ -88,6 +107,7 @@ export class ClaimsRepository {
       );
       const mimes = await readStoredMimes(m, claimedIds);
       await fillTemplateBodies(m, emails);
+      const suppressed = await suppressedRecipients(m, rows, new Map(emails.map((e) => [e.id, e.team_id])));
       const claimed = new Map(emails.map((row) => [row.id, toClaimedEmail(row, token)]));
       for (const [emailId, mime] of mimes) {
         const email = claimed.get(emailId);
@@ -99,7 +119,7 @@ export class ClaimsRepository {
           kind: r.kind,
           address: r.address,
           attempts: r.attempts,
-          suppressedBy: r.suppressed_by,
+          suppressedBy: suppressed.get(`${r.email_id} ${r.position}`) ?? null,
         });
       }
       for (const a of attachments) {
