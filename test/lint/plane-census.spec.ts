@@ -8,7 +8,8 @@ import { CONTROL_PLANE_TABLES, EMAIL_PLANE_TABLES, planeOf } from '@herald/datab
 // code (apps, libs; not specs, not migrations) is read with the TypeScript parser, its tables
 // named after FROM, JOIN, UPDATE and INTO are sorted into planes (libs/database planes.ts), and the
 // statements naming both are compared with the list below. A new crossing fails here; so does one
-// that was removed without striking it from the list, which therefore only shrinks.
+// that was removed without striking it from the list, which therefore only shrinks. It reads
+// tables named after a keyword only: a second table after a comma (`FROM a x, b y`) is not seen.
 
 const root = join(__dirname, '..', '..');
 
