@@ -21,15 +21,21 @@ const SATURATED = 0.9;
  * last had nothing waiting, so a sustained load is still recorded, only later.
  */
 export class RecorderPace {
-  private last: EventLoopUtilization = performance.eventLoopUtilization();
+  private last: EventLoopUtilization;
   private caughtUpAt = Date.now();
 
-  constructor(private readonly options: RecorderPaceOptions) {}
+  /** `utilization`: the event loop's measure (performance.eventLoopUtilization; a unit test gives its own). */
+  constructor(
+    private readonly options: RecorderPaceOptions,
+    private readonly utilization: typeof performance.eventLoopUtilization = performance.eventLoopUtilization.bind(performance),
+  ) {
+    this.last = this.utilization();
+  }
 
   /** The pause after a transaction; `backlog`: whether hits were left waiting for the next one. */
   pauseMs(backlog: boolean, now = Date.now()): number {
-    const current = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(current, this.last).utilization >= SATURATED;
+    const current = this.utilization();
+    const busy = this.utilization(current, this.last).utilization >= SATURATED;
     this.last = current;
     if (!backlog) this.caughtUpAt = now;
     return busy && now - this.caughtUpAt < this.options.maxDeferMs ? this.options.busyLingerMs : this.options.lingerMs;
