@@ -126,12 +126,31 @@ describe('dashboard metrics page (browser)', () => {
     const context = await newContext(browser, 'desktop', api.url);
     const page = await context.newPage();
     await openMetrics(page);
-    await page
-      .getByRole('img', { name: /^Recipients per hour: .* This hour so far: 5 sent, 5 delivered, 0 bounced, 5 unique opens, 0 unique clicks\.$/ })
-      .waitFor();
+    const partial = page.getByRole('img', {
+      name: /^Recipients per hour: .* This hour so far: 5 sent, 5 delivered, 0 bounced, 5 unique opens, 0 unique clicks\.$/,
+    });
+    try {
+      await partial.waitFor();
+    } catch (error) {
+      // The hour turned while the page was read (a CI run at the hour's turn failed so): the new
+      // hour gets its five emails, and the page is read once more. Any other failure stands.
+      if (Math.floor(Date.now() / HOUR) === seededHour) throw error;
+      seededHour = Math.floor(Date.now() / HOUR);
+      const later = daysOfSending(teamId, names, Date.now(), 9); // 9: a batch of its own (one digit of the ids)
+      await publishEvents(api.config, later);
+      counted += later.length;
+      await waitUntil(
+        'the later events counted',
+        async () => Number((await db.query('SELECT count(*) FROM counted_events')).rows[0].count) === counted,
+        30_000,
+        100,
+      );
+      await openMetrics(page);
+      await partial.waitFor();
+    }
     await expect(page.getByText('Dashed to the dot: this hour so far').count()).resolves.toBe(5);
     await context.close();
-  });
+  }, 150_000);
 
   it('narrows to one domain and widens to 7 and 30 days (daily buckets)', async () => {
     const context = await newContext(browser, 'desktop', api.url);
