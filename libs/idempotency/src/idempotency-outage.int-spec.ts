@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { INestApplicationContext } from '@nestjs/common';
+import { createClient, RedisClientType } from 'redis';
 import { DataSource } from 'typeorm';
 import { HeraldError } from '@herald/core';
 import { RedisService } from '@herald/redis';
@@ -78,5 +80,73 @@ describe('IdempotencyService without Redis', () => {
     await expect(service.begin(scope('committed'), 'h1')).resolves.toMatchObject({ kind: 'replay', body: { id: 'email-1' } });
     await expect(service.begin(scope('in flight'), 'h1')).resolves.toMatchObject({ kind: 'replay', body: { id: 'email-2' } });
     expect((await service.begin(scope('never seen'), 'h1')).kind).toBe('proceed');
+  });
+});
+
+/**
+ * A claim that goes unanswered (Redis froze) is refused 503, but lands when Redis thaws: the key
+ * then holds a marker for a request that will never run. Two processes share this suite's own
+ * Redis; keyspace notifications show what reaches it. The in-flight deadline is a minute, so
+ * only the release, not the deadline, can free a key within the test.
+ */
+describe('IdempotencyService after a claim that went unanswered but landed', () => {
+  let server: PrivateRedis;
+  let env: IsolatedConfig;
+  let here: INestApplicationContext;
+  let elsewhere: INestApplicationContext;
+  let watcher: RedisClientType;
+  let teamId: string;
+  const events: string[] = [];
+  const scope = (key: string): IdempotencyScope => ({ teamId, endpoint: 'POST /emails', key });
+  const digest = (key: string) => createHash('sha256').update(key).digest('base64url');
+  const eventsOf = (key: string) => events.filter((e) => e.startsWith(`${digest(key)} `)).map((e) => e.split(' ')[1]);
+
+  beforeAll(async () => {
+    server = await startPrivateRedis();
+    env = await isolatedConfig({ REDIS_URL: server.url, IDEMPOTENCY_IN_FLIGHT_SECONDS: '60' });
+    here = await bootIdempotency(env.config);
+    elsewhere = await bootIdempotency(env.config);
+    teamId = await createTeam(here.get(DataSource));
+    watcher = createClient({ url: server.url });
+    await watcher.connect();
+    await watcher.configSet('notify-keyspace-events', 'Kg$');
+    await watcher.pSubscribe('__keyspace@0__:*idempotency*', (event, channel) => events.push(`${channel.split(':').pop()} ${event}`));
+  });
+
+  afterAll(async () => {
+    await watcher?.quit();
+    await here?.close();
+    await elsewhere?.close();
+    await env?.cleanup();
+    await server?.stop();
+  });
+
+  it('takes over its own refused claim at once, and releases it, and a marker it could not release, for every other process once Redis answers', async () => {
+    const service = here.get(IdempotencyService);
+    const failing = leaseOf(await service.begin(scope('failed mid-request'), 'h1'));
+    server.pause();
+    // Sent together, so both claims are on the wire before the first timeout marks Redis unavailable.
+    const refused = await Promise.all(['retried here', 'retried elsewhere'].map((key) => refusal(service.begin(scope(key), 'h1'))));
+    expect(refused.map((e) => e.code)).toEqual(['service_unavailable', 'service_unavailable']);
+    // A request that held its key fails on Redis too (its quota check, say): its release is refused unsent.
+    expect(await service.abandon(failing)).toBe(false);
+    server.resume();
+    await eventually(async () => expect(await here.get(RedisService).ping()).toBe(true), 5000);
+    // The refused claims ran when Redis thawed: each key holds a marker nobody will complete.
+    await eventually(async () => expect([eventsOf('retried here')[0], eventsOf('retried elsewhere')[0]]).toEqual(['set', 'set']), 5000);
+
+    // The process that was refused proceeds at once, rather than answering 409 for a minute...
+    const lease = leaseOf(await service.begin(scope('retried here'), 'h1'));
+    // ...and another process finds the key free within a release interval.
+    const other = elsewhere.get(IdempotencyService);
+    await eventually(async () => expect((await other.begin(scope('retried elsewhere'), 'h1')).kind).toBe('proceed'), 5000);
+    expect(eventsOf('retried elsewhere')).toEqual(expect.arrayContaining(['set', 'del']));
+    await eventually(async () => expect((await other.begin(scope('failed mid-request'), 'h1')).kind).toBe('proceed'), 5000);
+
+    // A release never frees a key a live request holds: 'retried here' stays with its new lease.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await refusal(other.begin(scope('retried here'), 'h1'))).code).toBe('concurrent_idempotent_requests');
+    expect(await service.complete(lease, 200, { id: 'email-3' })).toBe(true);
+    await expect(other.begin(scope('retried here'), 'h1')).resolves.toEqual({ kind: 'replay', statusCode: 200, body: { id: 'email-3' } });
   });
 });

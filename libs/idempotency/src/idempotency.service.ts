@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { HeraldError, heraldClock } from '@herald/core';
 import { isRedisUnavailable, RedisService, RedisUnavailableError } from '@herald/redis';
 import { IdempotencyRecord, IdempotencyRecords } from './idempotency-records.repository';
@@ -10,6 +10,9 @@ import { claimScript, releaseScript, swapScript } from './registry.scripts';
 
 const DIFFERENT_PAYLOAD = 'Same idempotency key used with a different request payload. Please use a new key.';
 const IN_PROGRESS = 'Another request with the same idempotency key is currently in progress. Please retry later.';
+/** How often disowned markers are released while Redis answers, and how many are remembered. */
+const RELEASE_INTERVAL_MS = 1000;
+const MAX_DISOWNED = 10_000;
 const UNCHECKED =
   'Idempotency keys cannot be checked right now, and this request was not processed. ' +
   'Please retry with the same key after the number of seconds in the Retry-After header.';
@@ -20,10 +23,14 @@ const UNCHECKED =
  * reasoning behind it are in libs/idempotency/README.md.
  */
 @Injectable()
-export class IdempotencyService {
+export class IdempotencyService implements OnModuleDestroy {
   private readonly logger = new Logger(IdempotencyService.name);
   private readonly ttlMs: number;
   private readonly inFlightMs: number;
+  /** Markers whose claim went unanswered (see `disown`), by marker: the Redis key and the marker's deadline. */
+  private readonly disowned = new Map<string, { key: string; deadline: number }>();
+  private releaseTimer: NodeJS.Timeout | undefined;
+  private releasing = false;
 
   constructor(
     private readonly redis: RedisService,
@@ -50,17 +57,16 @@ export class IdempotencyService {
     // key only until then. Its TTL, counted by Redis from the claim, ends it too, whichever is first.
     const now = heraldClock.nowMs();
     const lease: Lease = { scope, requestHash, token: randomUUID(), deadline: now + this.inFlightMs };
-    let existing: unknown;
+    const key = this.redisKey(scope);
+    let existing: RegistryEntry | null;
     try {
-      existing = await claimScript.run(this.redis, [this.redisKey(scope)], [this.marker(lease), this.inFlightMs, now]);
+      existing = await this.claim(key, lease, now);
     } catch (error) {
       if (!isRedisUnavailable(error)) throw error;
+      if (error.mayHaveRun) this.disown(key, lease);
       return this.beginWithoutRedis(scope, requestHash);
     }
-    if (existing !== null) {
-      const entry = decodeEntry(String(existing));
-      return entry.state === 'in_flight' ? this.answerInFlight(scope, entry, requestHash) : answer(entry, requestHash);
-    }
+    if (existing !== null) return existing.state === 'in_flight' ? this.answerInFlight(scope, existing, requestHash) : answer(existing, requestHash);
 
     let record: IdempotencyRecord | null;
     try {
@@ -71,6 +77,66 @@ export class IdempotencyService {
     }
     if (!record) return { kind: 'proceed', lease };
     return this.replayRecord(lease, record);
+  }
+
+  /**
+   * Places the lease's marker, or returns the entry that holds the key. A marker this process
+   * disowned (its claim went unanswered and its request was refused) holds nothing: it is
+   * replaced by this lease's marker, atomically, as if the key were free.
+   */
+  private async claim(key: string, lease: Lease, now: number): Promise<RegistryEntry | null> {
+    const marker = this.marker(lease);
+    const existing = await claimScript.run(this.redis, [key], [marker, this.inFlightMs, now]);
+    if (existing === null) return null;
+    const raw = String(existing);
+    if (!this.disowned.delete(raw)) return decodeEntry(raw);
+    const replaced = await swapScript.run(this.redis, [key], [raw, marker, this.inFlightMs]);
+    // Someone else's entry took the disowned marker's place in between: claim once more against it.
+    return replaced === 1 ? null : this.claim(key, lease, now);
+  }
+
+  /**
+   * A claim that went unanswered may still land (Redis answers late, or thaws), and a marker
+   * whose request failed may not be releasable then; either leaves a marker for a request that
+   * was refused and will never run: until its deadline every retry of the
+   * key would get 409 `concurrent_idempotent_requests`. The process remembers that marker: its
+   * next claim of the key takes it over (`claim`), and once Redis answers again it is released,
+   * so retries through other processes find the key free too.
+   */
+  private disown(key: string, lease: Lease): void {
+    if (this.disowned.size >= MAX_DISOWNED) return; // the rest expire at their deadlines, as before
+    this.disowned.set(this.marker(lease), { key, deadline: lease.deadline });
+    this.releaseTimer ??= setInterval(() => void this.releaseDisowned(), RELEASE_INTERVAL_MS).unref();
+  }
+
+  /**
+   * Deletes disowned markers while Redis answers. One that is not there (yet) is kept until its
+   * deadline: a claim buffered on a dropped connection can still land after this release.
+   */
+  private async releaseDisowned(): Promise<void> {
+    if (this.releasing) return;
+    this.releasing = true;
+    try {
+      const now = heraldClock.nowMs();
+      for (const [marker, { key, deadline }] of this.disowned) {
+        if (deadline < now) this.disowned.delete(marker);
+        else if (!this.redis.isAvailable) return;
+        else if ((await releaseScript.run(this.redis, [key], [marker])) === 1) this.disowned.delete(marker);
+      }
+    } catch (error) {
+      if (!isRedisUnavailable(error)) this.logger.warn(`could not release disowned idempotency markers: ${(error as Error).message}`);
+    } finally {
+      this.releasing = false;
+      if (this.disowned.size === 0) {
+        clearInterval(this.releaseTimer);
+        this.releaseTimer = undefined;
+      }
+    }
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.releaseTimer);
+    this.releaseTimer = undefined;
   }
 
   /**
@@ -111,13 +177,17 @@ export class IdempotencyService {
    * The request failed before committing anything: free the key so a retry can proceed. Errors
    * are not cached (a 422 for a bad field or a 429 for quota does not occupy the key), because
    * they have no side effects and the client is expected to fix the request and retry with the
-   * same key. Never throws: a marker we cannot delete expires on its own.
+   * same key. Never throws: a marker Redis cannot delete now is disowned, released once it answers.
    */
   async abandon(lease: Lease): Promise<boolean> {
+    const key = this.redisKey(lease.scope);
     try {
-      return (await releaseScript.run(this.redis, [this.redisKey(lease.scope)], [this.marker(lease)])) === 1;
+      return (await releaseScript.run(this.redis, [key], [this.marker(lease)])) === 1;
     } catch (error) {
-      this.logger.warn(`could not release idempotency key: ${(error as Error).message}`);
+      // Redis failed mid-request (a quota check timed out after the claim, say): the marker is
+      // released once Redis answers, not left to answer 409 until its deadline.
+      if (isRedisUnavailable(error)) this.disown(key, lease);
+      else this.logger.warn(`could not release idempotency key: ${(error as Error).message}`);
       return false;
     }
   }

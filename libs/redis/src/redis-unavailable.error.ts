@@ -14,6 +14,11 @@ export class RedisUnavailableError extends HeraldError {
   constructor(
     readonly reason: string,
     message = 'The service is temporarily unavailable. Please retry after the number of seconds in the Retry-After header.',
+    /**
+     * The command was written to Redis and went unanswered (timed out, or its socket closed):
+     * Redis may still run it, late. False when it was refused without being sent.
+     */
+    readonly mayHaveRun = false,
   ) {
     super('service_unavailable', message, REDIS_RETRY_AFTER_SECONDS);
   }

@@ -74,7 +74,7 @@ export class RedisService implements OnModuleInit, OnModuleDestroy {
     } catch (error) {
       if (!isUnreachable(error)) throw error;
       this.lose((error as Error).message);
-      throw new RedisUnavailableError((error as Error).message);
+      throw new RedisUnavailableError((error as Error).message, undefined, true);
     }
   }
 
