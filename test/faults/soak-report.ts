@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 // The soak's report (test/faults/soak.soak-spec.ts): p99 accept-to-delivered per window, its drift,
@@ -7,7 +8,15 @@ export interface RoleSample {
   role: string;
   pid: number;
   startedAt: number;
-  samples: { at: number; rssMiB: number }[];
+  samples: MemorySample[];
+}
+
+/** Resident memory from /proc; the V8 heap in use and the memory outside it from the role's own /metrics, when it answered. */
+export interface MemorySample {
+  at: number;
+  rssMiB: number;
+  heapUsedMiB?: number;
+  externalMiB?: number;
 }
 
 export function rssMiB(pid: number): number | null {
@@ -17,6 +26,50 @@ export function rssMiB(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The V8 heap in use and the external memory (Buffers and the like) of a role process, read from
+ * the prom-client gauges on its ops port (found among the ports it listens on, by `ss`): what
+ * tells a growing heap from growing native memory. Null when nothing answered.
+ */
+export async function heapOf(pid: number): Promise<Pick<MemorySample, 'heapUsedMiB' | 'externalMiB'> | null> {
+  let listing: string;
+  try {
+    listing = execFileSync('ss', ['-ltnpH'], { encoding: 'utf8' });
+  } catch {
+    return null;
+  }
+  const ports = listing
+    .split('\n')
+    .filter((line) => line.includes(`pid=${pid},`))
+    .map((line) => Number(/:(\d+)\s/.exec(line)?.[1]))
+    .filter((port) => port > 0);
+  for (const port of ports) {
+    const text = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2_000) })
+      .then((r) => (r.ok ? r.text() : ''))
+      .catch(() => '');
+    const gauge = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+    const used = gauge('nodejs_heap_size_used_bytes');
+    if (!Number.isFinite(used)) continue;
+    return { heapUsedMiB: Math.round(used / 2 ** 20), externalMiB: Math.round(gauge('nodejs_external_memory_bytes') / 2 ** 20) };
+  }
+  return null;
+}
+
+/** One line per role process: its samples every `everyMs`, as rss/heap used/external MiB. */
+export function memorySeries(memory: readonly RoleSample[], everyMs: number): string[] {
+  return memory.map((m) => {
+    let next = 0;
+    const points: string[] = [];
+    for (const s of m.samples) {
+      const age = s.at - m.startedAt;
+      if (age < next) continue;
+      next = age + everyMs;
+      points.push(`${(age / 60_000).toFixed(1)}m ${s.rssMiB}/${s.heapUsedMiB ?? '?'}/${s.externalMiB ?? '?'}`);
+    }
+    return `  ${m.role} pid ${m.pid}: ${points.join(', ')}`;
+  });
 }
 
 export function p99(values: number[]): number {

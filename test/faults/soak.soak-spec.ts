@@ -4,7 +4,7 @@ import { printLedger, settleLedger } from '../support/fault-ledger';
 import { sendAll } from '../support/fault-load';
 import { FaultWorld, type FaultTeam } from '../support/fault-world';
 import { waitUntil } from '../support/worker-process';
-import { disturbedBy, driftOf, latencyWindows, memoryGrowth, rssMiB, type Injection, type RoleSample } from './soak-report';
+import { disturbedBy, driftOf, heapOf, latencyWindows, memoryGrowth, memorySeries, rssMiB, type Injection, type MemorySample, type RoleSample } from './soak-report';
 
 /**
  * Scenario 20, the soak: `npm run soak` (not part of `npm test`). Herald's api, worker and
@@ -173,7 +173,10 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     const sampler = setInterval(() => {
       for (const entry of memory) {
         const rss = rssMiB(entry.pid);
-        if (rss !== null) entry.samples.push({ at: Date.now(), rssMiB: rss });
+        if (rss === null) continue;
+        const sample: MemorySample = { at: Date.now(), rssMiB: rss };
+        entry.samples.push(sample);
+        void heapOf(entry.pid).then((heap) => Object.assign(sample, heap));
       }
     }, 15_000);
 
@@ -307,6 +310,8 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
           (m) =>
             `  ${m.role} pid ${m.pid} (${m.livedMin} min): ${m.startMiB} / ${m.warmMiB} / ${m.endMiB}${m.growth === null ? '' : `, ${m.growth}%`}`,
         ),
+        'memory (MiB) by age, every 2.5 min: resident / V8 heap used / external:',
+        ...memorySeries(memory, 150_000),
       ].join('\n'),
     );
 
