@@ -8,7 +8,7 @@
 //      (--workers × `herald worker`, --sinks loopback sinks for 8 recipient domains), and a
 //      check that each arrived exactly once;
 //   3. one-click unsubscribe: POST /unsubscribe/<token> (RFC 8058 body) at --rate requests/s
-//      (200) for --duration s (10), each token a different recipient's; p50/p99/max (target p99
+//      (200), evenly spaced in an open loop (latency from each request's due time), for --duration s (10), each token a different recipient's; p50/p99/max (target p99
 //      < 50 ms), and a check that every contact answered 200 is unsubscribed in Postgres.
 // Contacts are seeded with SQL (generate_series), not through the API: the bench measures the
 // fan-out, not the import. Each phase prints its CPU per email or request: the API's, its own
@@ -21,7 +21,6 @@
 import './aliases';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { UnsubscribeKeys } from '@herald/broadcasts';
 import { freeSharedPort } from '@herald/testing';
@@ -32,6 +31,7 @@ import { BenchWorld } from './bench-world';
 import { backgroundLoad } from './cpu-meter';
 import { SinkProcess } from './delivery-sinks';
 import { option } from './bench-options';
+import { openLoop } from './open-loop';
 import { cpuTable, meterBroadcastPhase } from './broadcasts-measure';
 
 const TARGET = { fanOutPerSecond: 20_000, unsubscribeP99Ms: 50 };
@@ -158,23 +158,15 @@ async function run(servers: ServerProcess[]): Promise<void> {
       count,
     ]);
     const paths = sample.map((r) => `/unsubscribe/${keys.token(r.email_id)}`);
-    let next = 0;
     process.stderr.write(`bench: one-click unsubscribe at ${options.rate} req/s for ${options.seconds} s\n`);
-    const result = await autocannon({
-      url: api.url,
-      connections: 20,
-      overallRate: options.rate,
-      duration: options.seconds,
-      // One shared sequence: each request, on whichever connection, takes the next recipient's token.
-      requests: [
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: 'List-Unsubscribe=One-Click',
-          setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }),
-        },
-      ],
-    });
+    const result = await openLoop(api.url, options.rate, options.seconds, (i) => ({
+      method: 'POST',
+      path: paths[i % paths.length]!,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    }));
+    const ok = result.statuses[200] ?? 0;
+    const other = result.requests - ok;
     await sleep(500);
     const unsubscribeSplit = await unsubscribeCpu();
     const { rows: unsubscribed } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM contacts WHERE team_id = $1 AND unsubscribed`, [
@@ -182,7 +174,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
     ]);
 
     const fanOutMet = fanOutRate >= TARGET.fanOutPerSecond;
-    const p99Met = result['2xx'] > 0 && result.latency.p99 < TARGET.unsubscribeP99Ms;
+    const p99Met = ok > 0 && result.latencyMs.p99 < TARGET.unsubscribeP99Ms;
     const lines = [
       '',
       `  broadcast to ${options.contacts.toLocaleString('en-US')} contacts; ${options.workers} worker(s), ${options.sinks} sinks; machine busy before the bench: ${background === null ? '?' : `${Math.round(background * 100)}%`}`,
@@ -191,24 +183,23 @@ async function run(servers: ServerProcess[]): Promise<void> {
       options.delivery
         ? `  delivery:     last email at the sinks ${deliveredSeconds.toFixed(1)} s after the request; ${received.toLocaleString('en-US')} received, ${take.duplicates} duplicates, ${take.unsigned} unsigned${received < emails ? '  INCOMPLETE (stalled 60 s)' : ''}`
         : '  delivery:     not measured (--no-delivery)',
-      `  unsubscribe:  ${result.requests.total} one-click POSTs at ${options.rate}/s: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms; ${result['2xx']} answered 200, ${result.non2xx} other, ${result.errors} errors  (target p99 < ${TARGET.unsubscribeP99Ms} ms: ${p99Met ? 'MET' : 'MISSED'})`,
+      `  unsubscribe:  ${result.requests} one-click POSTs in an open loop at ${options.rate}/s, evenly spaced: p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, max ${result.latencyMs.max} ms; answers ${JSON.stringify(result.statuses)} (0: errors)${result.lateStarts ? `, ${result.lateStarts} started late` : ''}  (target p99 < ${TARGET.unsubscribeP99Ms} ms: ${p99Met ? 'MET' : 'MISSED'})`,
       `                ${unsubscribed[0]!.n.toLocaleString('en-US')} contacts unsubscribed in Postgres`,
       '',
       '  CPU µs per email or request: the API, its own Postgres backends, the NATS server (shared), the',
       '  worker(s) delivering meanwhile; other = the rest of the machine, in % of a core',
       ...cpuTable([
         { label: 'fan-out, per email', cpu: fanOutSplit, operations: emails },
-        { label: 'unsubscribe, per request', cpu: unsubscribeSplit, operations: result.requests.total ?? 0 },
+        { label: 'unsubscribe, per request', cpu: unsubscribeSplit, operations: result.requests },
       ]),
       '',
       `${' '.repeat(28)}${['per s', 'p50 ms', 'p99 ms', 'max ms'].map((c) => c.padStart(9)).join('')}`,
       `  ${'fan-out, emails'.padEnd(26)}${Math.round(fanOutRate).toLocaleString('en-US').padStart(9)}${'-'.padStart(9).repeat(3)}`,
-      `  ${'unsubscribe, requests'.padEnd(26)}${[Math.round(result.requests.average), result.latency.p50, result.latency.p99, result.latency.max].map((v) => v.toLocaleString('en-US').padStart(9)).join('')}`,
+      `  ${'unsubscribe, requests'.padEnd(26)}${[options.rate, result.latencyMs.p50, result.latencyMs.p99, result.latencyMs.max].map((v) => v.toLocaleString('en-US').padStart(9)).join('')}`,
       '',
     ];
     process.stdout.write(lines.join('\n'));
-    if ((options.delivery && received < emails) || take.duplicates > 0 || unsubscribed[0]!.n < result['2xx'] || result.non2xx > 0)
-      process.exitCode = 1;
+    if ((options.delivery && received < emails) || take.duplicates > 0 || unsubscribed[0]!.n < ok || other > 0) process.exitCode = 1;
     if (options.save) {
       const date = new Date().toISOString();
       const path = saveResults('broadcasts-bench', date, {
@@ -217,7 +208,15 @@ async function run(servers: ServerProcess[]): Promise<void> {
         options,
         fanOut: { emails, seconds: fanOutSeconds, perSecond: fanOutRate, met: fanOutMet, cpuSeconds: fanOutSplit },
         delivery: { seconds: deliveredSeconds, received, duplicates: take.duplicates },
-        unsubscribe: { requests: result.requests.total, latencyMs: result.latency, ok: result['2xx'], met: p99Met, cpuSeconds: unsubscribeSplit },
+        unsubscribe: {
+          requests: result.requests,
+          load: 'open loop, evenly spaced',
+          latencyMs: result.latencyMs,
+          statuses: result.statuses,
+          ok,
+          met: p99Met,
+          cpuSeconds: unsubscribeSplit,
+        },
         target: TARGET,
       });
       process.stdout.write(`  results: ${path}\n`);
