@@ -4,7 +4,18 @@ import { printLedger, settleLedger } from '../support/fault-ledger';
 import { sendAll } from '../support/fault-load';
 import { FaultWorld, type FaultTeam } from '../support/fault-world';
 import { waitUntil } from '../support/worker-process';
-import { disturbedBy, driftOf, heapOf, latencyWindows, memoryGrowth, memorySeries, rssMiB, type Injection, type MemorySample, type RoleSample } from './soak-report';
+import {
+  disturbedBy,
+  driftOf,
+  heapOf,
+  latencyWindows,
+  memoryGrowth,
+  memorySeries,
+  rssMiB,
+  type Injection,
+  type MemorySample,
+  type RoleSample,
+} from './soak-report';
 
 /**
  * Scenario 20, the soak: `npm run soak` (not part of `npm test`). Herald's api, worker and
