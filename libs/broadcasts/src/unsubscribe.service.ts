@@ -101,6 +101,18 @@ export class UnsubscribeService {
    */
   private async unsubscribe(target: Target): Promise<string | null> {
     const { teamId, contactId, topic, homeRegion } = target;
+    // The usual case, a subscribed contact and a broadcast without a topic: the contact and its
+    // event in one statement, then the broadcast's record in its own (the email plane's table,
+    // which issue 15 moves to another database). A crash between the two leaves the contact
+    // unsubscribed and announced and the broadcast's list without it; a retry of the click
+    // (the general path below) writes it.
+    if (!topic) {
+      const changed = await this.contacts.unsubscribeAtOnce(teamId, contactId, homeRegion);
+      if (changed) {
+        await this.recipients.markUnsubscribed(target.broadcastId, contactId);
+        return 'You will no longer get these emails.';
+      }
+    }
     const { result, publish } = await this.contacts.transaction(async (tx) => {
       const change = topic
         ? await this.contacts.setTopicSubscriptionWithin(tx, teamId, contactId, topic.id, 'opt_out', homeRegion)

@@ -5,6 +5,7 @@ import { NatsProbe } from '../../../test/support/nats-probe';
 import { OutboxWorld, startOutboxWorld } from '../../../test/support/outbox-world';
 import { ContactMembershipsService } from './contact-memberships.service';
 import { ContactPropertiesService } from './contact-properties.service';
+import { contactEventData } from './contact-events';
 import { ContactsDirectory } from './contacts-directory';
 import { ContactsModule } from './contacts.module';
 import { ContactsService } from './contacts.service';
@@ -186,5 +187,47 @@ describe('contact events and the contacts directory (Postgres, NATS)', () => {
     await publish();
     expect((await directory.findById(teamId, id))?.unsubscribed).toBe(false);
     expect((await rowsFor(id)).map((r) => r.type)).toEqual(['contact.created', 'contact.updated', 'contact.updated', 'contact.updated']);
+  });
+
+  it('unsubscribes at once: the contact and its contact.updated in one statement, the data as contactEventData builds it, published and marked', async () => {
+    const [first, second] = [await segments.create(teamId, { name: 'First' }), await segments.create(teamId, { name: 'Second' })];
+    const email = address('one-click');
+    const { id } = await contacts.create(teamId, {
+      email,
+      first_name: 'Ó’Brien "Jo"',
+      last_name: null,
+      segments: [{ id: first.id }, { id: second.id }],
+    });
+    // Microseconds in both timestamps, as now() writes them: the SQL must truncate them as Date does.
+    await db.query(`UPDATE contacts SET created_at = '2026-03-01 10:00:00.570999+00' WHERE id = $1`, [id]);
+
+    const changed = await directory.unsubscribeAtOnce(teamId, id, 'eu-west-1');
+    expect(changed).toMatchObject({ id, unsubscribed: true, segmentIds: [first.id, second.id] });
+    const rows = await rowsFor(id);
+    expect(rows.map((r) => [r.type, r.region])).toEqual([
+      ['contact.created', 'eu-west-1'],
+      ['contact.updated', 'eu-west-1'],
+    ]);
+    // The SQL's data is what the JS path would have written for the same row.
+    expect(rows[1].data).toEqual(contactEventData(changed!));
+    expect(rows[1].data).toMatchObject({
+      created_at: '2026-03-01T10:00:00.570Z',
+      first_name: 'Ó’Brien "Jo"',
+      last_name: null,
+      audience_id: first.id,
+    });
+    await eventually(async () =>
+      expect((await probe.events('eu-west-1')).find((e) => e.id === rows[1].id)).toMatchObject({
+        type: 'contact.updated',
+        team_id: teamId,
+        data: contactEventData(changed!),
+      }),
+    );
+    await eventually(async () => expect((await rowsFor(id)).every((r) => r.published_at instanceof Date)).toBe(true));
+
+    // Nothing to change, or no such contact: nothing written, and the caller takes the general path.
+    expect(await directory.unsubscribeAtOnce(teamId, id, 'eu-west-1')).toBeNull();
+    expect(await directory.unsubscribeAtOnce(teamId, randomUUID(), 'eu-west-1')).toBeNull();
+    expect(await rowsFor(id)).toHaveLength(2);
   });
 });

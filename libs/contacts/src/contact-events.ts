@@ -81,6 +81,11 @@ export class ContactEvents {
     return result;
   }
 
+  /** Publishes events a statement recorded in the outbox itself (after its commit); never rejects, the relay covers a failure. */
+  publishRecorded(region: string, events: HeraldEvent[]): Promise<void> {
+    return this.outbox.publish(region, events);
+  }
+
   /** The same in the caller's transaction `tx`; `publish` is for after its commit. */
   async changeWithin<T>(
     tx: Transaction,

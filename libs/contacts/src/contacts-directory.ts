@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isoTimestamp, newId } from '@herald/core';
 import type { Transaction } from '@herald/database';
 import { ContactEvents, type ContactChange, type ContactFact } from './contact-events';
 import { normalizeContactEmail } from './contact-input.validation';
@@ -172,6 +173,22 @@ export class ContactsDirectory {
     homeRegion?: string,
   ): Promise<Published<ContactWithSegments | null>> {
     return this.events.changeWithin(tx, teamId, (tx) => this.unsubscribedChange(tx, teamId, contactId, unsubscribed), homeRegion);
+  }
+
+  /**
+   * One click's unsubscribe from everything, in one statement: the contact and its
+   * `contact.updated` in the outbox (ContactsRepository.unsubscribeRecordingEvent), published
+   * after the commit without waiting. Null when nothing changed (no such contact, or unsubscribed
+   * already): the caller takes the general path, which tells those apart.
+   */
+  async unsubscribeAtOnce(teamId: string, contactId: string, homeRegion: string): Promise<ContactWithSegments | null> {
+    const event = { id: newId(), region: homeRegion, createdAt: new Date() };
+    const done = await this.contacts.unsubscribeRecordingEvent(teamId, contactId, event);
+    if (!done) return null;
+    void this.events.publishRecorded(homeRegion, [
+      { id: event.id, type: 'contact.updated', created_at: isoTimestamp(event.createdAt), team_id: teamId, data: done.data },
+    ]);
+    return done.contact;
   }
 
   /**

@@ -17,6 +17,13 @@ interface ContactRow {
 }
 
 const COLUMNS = 'id, team_id, email, first_name, last_name, unsubscribed, properties, created_at, updated_at';
+/** ISO 8601 in UTC to the millisecond, as `Date.toISOString` (both truncate the microseconds). */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** `contactEventData` (contact-events.ts) of the row `c` with its `segment_ids`, in SQL. */
+export const CONTACT_EVENT_DATA_SQL = `jsonb_build_object(
+  'id', c.id, 'audience_id', c.segment_ids[1], 'segment_ids', to_jsonb(c.segment_ids),
+  'created_at', ${iso('c.created_at')}, 'updated_at', ${iso('c.updated_at')},
+  'email', c.email, 'first_name', c.first_name, 'last_name', c.last_name, 'unsubscribed', c.unsubscribed)`;
 const C_COLUMNS = COLUMNS.split(', ')
   .map((c) => `c.${c}`)
   .join(', ');
@@ -100,6 +107,38 @@ export class ContactsRepository {
       ),
     );
     return rows.length ? { ...toContact(rows[0]), segmentIds: rows[0].segment_ids } : null;
+  }
+
+  /**
+   * Unsubscribes the contact and records its `contact.updated` in the resource event outbox, in
+   * one statement and so one commit, without BEGIN and COMMIT round trips: the one-click
+   * unsubscribe's path. The event's `data` is built here, in SQL, as `contactEventData` builds it
+   * (contacts.repository.int-spec compares the two), and returned as stored, so what is published
+   * now and what the relay would publish later are the same. Null when there is no such contact
+   * or it was unsubscribed already: nothing is written (the caller takes the general path).
+   */
+  async unsubscribeRecordingEvent(
+    teamId: string,
+    id: string,
+    event: { id: string; region: string; createdAt: Date },
+  ): Promise<{ contact: ContactWithSegments; data: unknown } | null> {
+    const rows = returnedRows<ContactRow & { segment_ids: string[]; event_data: unknown }>(
+      await this.db.query(
+        `WITH c AS (
+           UPDATE contacts SET unsubscribed = true, updated_at = now() WHERE team_id = $1 AND id = $2 AND NOT unsubscribed
+           RETURNING ${COLUMNS}, ARRAY(SELECT s.segment_id::text FROM segment_contacts s WHERE s.team_id = $1 AND s.contact_id = $2
+                                         ORDER BY s.created_at, s.segment_id) AS segment_ids
+         ), e AS (
+           INSERT INTO resource_events (id, team_id, region, type, data, created_at)
+           SELECT $3, c.team_id, $4, 'contact.updated', ${CONTACT_EVENT_DATA_SQL}, $5 FROM c
+           RETURNING data
+         )
+         SELECT c.*, e.data AS event_data FROM c CROSS JOIN e`,
+        [teamId, id, event.id, event.region, event.createdAt],
+      ),
+    );
+    if (!rows.length) return null;
+    return { contact: { ...toContact(rows[0]), segmentIds: rows[0].segment_ids }, data: rows[0].event_data };
   }
 
   /** Applies `patch`; answers the contact as it is now, or null when there is none with that id. */
