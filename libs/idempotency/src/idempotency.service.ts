@@ -98,10 +98,10 @@ export class IdempotencyService implements OnModuleDestroy {
   /**
    * A claim that went unanswered may still land (Redis answers late, or thaws), and a marker
    * whose request failed may not be releasable then; either leaves a marker for a request that
-   * was refused and will never run: until its deadline every retry of the
-   * key would get 409 `concurrent_idempotent_requests`. The process remembers that marker: its
-   * next claim of the key takes it over (`claim`), and once Redis answers again it is released,
-   * so retries through other processes find the key free too.
+   * was refused and will never run, and until its deadline every retry of the key would get 409
+   * `concurrent_idempotent_requests`. The process remembers that marker: its next claim of the
+   * key takes it over (`claim`), and once Redis answers again it is released, so retries through
+   * other processes find the key free too.
    */
   private disown(key: string, lease: Lease): void {
     if (this.disowned.size >= MAX_DISOWNED) return; // the rest expire at their deadlines, as before
