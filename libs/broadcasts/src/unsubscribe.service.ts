@@ -5,6 +5,9 @@ import { BroadcastRecipientsRepository } from './broadcast-recipients.repository
 import { BroadcastsRepository, type UnsubscribeTarget as Target } from './broadcasts.repository';
 import { donePage, preferencePage, type PreferenceTopic } from './preference-page';
 
+/** What the done page says after an unsubscribe from a broadcast without a topic. */
+const UNSUBSCRIBED_FROM_ALL = 'You will no longer get these emails.';
+
 /** A page to answer with: 200, or 404 when the token names nothing (nothing changed). */
 export type UnsubscribeAnswer = { status: 200; html: string } | { status: 404 };
 
@@ -110,7 +113,7 @@ export class UnsubscribeService {
       const changed = await this.contacts.unsubscribeAtOnce(teamId, contactId, homeRegion);
       if (changed) {
         await this.recipients.markUnsubscribed(target.broadcastId, contactId);
-        return 'You will no longer get these emails.';
+        return UNSUBSCRIBED_FROM_ALL;
       }
     }
     const { result, publish } = await this.contacts.transaction(async (tx) => {
@@ -122,7 +125,7 @@ export class UnsubscribeService {
     });
     void publish();
     if (!result) return null;
-    return topic ? `You will no longer get “${topic.name}” emails.` : 'You will no longer get these emails.';
+    return topic ? `You will no longer get “${topic.name}” emails.` : UNSUBSCRIBED_FROM_ALL;
   }
 
   /** The broadcast's record of it (GET /broadcasts/:id/recipients?type=unsubscribed). */
