@@ -1,7 +1,8 @@
 // The tracking benchmark of issue 14 (`npm run bench:tracking`; README.md beside it). It measures
 // on this machine, at 32 connections, in one run:
 //   1. a bare Fastify GET route answering a 302 (the floor);
-//   2. Herald's click redirect, GET /t/c/<token> on `herald api`: the token verified, the click
+//   2. Herald's click redirect, GET /t/c/<token> on `herald api`'s tracking listener
+//      (TRACKING_LISTEN_PORT, where an ingress sends the tracking host names): the token verified, the click
 //      handed to the region's tracking stream (JetStream, the ack awaited) and answered with a 302
 //      to the signed link; the api's own consumer of that stream records the clicks
 //      (email.clicked events, in large transactions) meanwhile and after;
@@ -11,7 +12,8 @@
 // Afterwards every redirect answered must be an email.clicked event in Postgres (exit code 1
 // otherwise), and it prints how long after the load the last one was recorded; a missed target
 // only prints MISSED.
-// Options: --duration S (12), --warmup S (3), --connections N (32), --emails N (1000), --profile (a
+// Options: --duration S (12), --warmup S (3), --connections N (32), --emails N (1000), --api-port (the
+// same redirects on API_PORT too, behind the REST API's request hooks, printed below), --profile (a
 // V8 CPU profile of the API into test/bench/results/profiles/tracking-<date>), --no-save.
 import './aliases';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +22,7 @@ import { Client } from 'pg';
 import { TrackingKeys } from '@herald/tracking';
 import { DIST } from './aliases';
 import { load, LoadFigures, LoadSpec, sampleEmail } from './bench-load';
-import { benchMain, heraldCli, ServerProcess, startBareFastify, startHeraldApi } from './bench-processes';
+import { benchMain, freePort, heraldCli, ServerProcess, startBareFastify, startHeraldApi } from './bench-processes';
 import { cpuLine, saveResults } from './bench-report';
 import { BenchWorld } from './bench-world';
 import { backgroundLoad, type CpuSplit, meterCpu } from './cpu-meter';
@@ -35,6 +37,7 @@ const options = {
   connections: option('connections', 32),
   emails: option('emails', 1000),
   profile: process.argv.includes('--profile'),
+  apiPort: process.argv.includes('--api-port'),
   save: !process.argv.includes('--no-save'),
 };
 const profileDir = join(DIST, '..', 'test', 'bench', 'results', 'profiles', `tracking-${new Date().toISOString().replace(/[:.]/g, '-')}`);
@@ -116,24 +119,27 @@ async function run(servers: ServerProcess[]): Promise<void> {
   const bare = await phase({ ...common, name: 'bare Fastify GET 302', url: bareServer.url, serverPid: bareServer.pid, path: '/t/c/abc' });
   await bareServer.stop();
 
-  const api = await startHeraldApi(world.env, 1, nodeArgs);
+  // The tracking host's own listener, as deployed (an ingress sends the tracking host names to it).
+  const trackingPort = await freePort();
+  const api = await startHeraldApi({ ...world.env, TRACKING_LISTEN_PORT: String(trackingPort) }, 1, nodeArgs);
   servers.push(api);
   await world.verifyDomain(api.url, token);
   const tokens = await clickTokens(api, token, options.emails);
-  const herald = await phase({
+  const redirects = {
     ...common,
-    name: 'GET /t/c/<token> 302',
-    url: api.url,
     serverPid: api.pid,
     path: `/t/c/${tokens[0]}`,
     paths: tokens.map((t) => `/t/c/${t}`),
     headers: { 'user-agent': READER_AGENT },
-  });
+  };
+  const herald = await phase({ ...redirects, name: 'GET /t/c/<token> 302', url: `http://127.0.0.1:${trackingPort}` });
+  // The same routes on API_PORT, behind the REST API's request hooks (printed for comparison; the target is the tracking port's).
+  const onApiPort = options.apiPort ? await phase({ ...redirects, name: '  the same on API_PORT', url: api.url }) : null;
   // Every answered redirect was on the tracking stream; the consumer may still be behind. Wait
   // until it has recorded them all, or recorded nothing more for 5 s, metering what that costs.
   const loadEnded = Date.now();
   const catchUpCpu = meterCpu(api.pid);
-  const answered = herald.warm.responses2xx + herald.measured.responses2xx;
+  const answered = [herald, onApiPort].reduce((sum, p) => sum + (p ? p.warm.responses2xx + p.measured.responses2xx : 0), 0);
   let recorded = await clicksRecorded();
   let recordedAt = loadEnded;
   for (let idleSince = Date.now(); recorded < answered && Date.now() - idleSince < 5_000;) {
@@ -154,6 +160,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
     `  ${''.padEnd(32)}${'req/s'.padStart(10)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}  other statuses / errors`,
     row(bare.measured),
     row(herald.measured),
+    ...(onApiPort ? [row(onApiPort.measured)] : []),
     '',
     `  Herald redirects/s ÷ bare Fastify = ${ratio.toFixed(3)}`,
     `  target ≥ ${TARGET.ratio}× bare, p99 < ${TARGET.p99Ms} ms: ${ratio.toFixed(2)}×, p99 ${herald.measured.latencyMs.p99} ms  ${met ? 'MET' : 'MISSED'}`,
@@ -162,6 +169,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
     `  ${''.padEnd(26)}${'server'.padStart(7)}${'loadgen'.padStart(8)}${'postgres'.padStart(9)}${'redis'.padStart(6)}${'nats'.padStart(6)}${'other'.padStart(6)}${'idle'.padStart(6)}${'capacity'.padStart(10)}`,
     cpuLine(bare.measured),
     cpuLine(herald.measured),
+    ...(onApiPort ? [cpuLine(onApiPort.measured)] : []),
     '',
     `  recorded: ${answered.toLocaleString('en-US')} redirects answered (warm-up included), ${recorded.toLocaleString('en-US')} email.clicked events in Postgres, the last ${drainSeconds.toFixed(1)} s after the load ended`,
     allIn(herald.warm.cpu, herald.measured.cpu, catchUp, answered),
@@ -176,6 +184,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
       background,
       bare: bare.measured,
       herald: herald.measured,
+      heraldOnApiPort: onApiPort?.measured ?? null,
       ratio,
       target: TARGET,
       met,

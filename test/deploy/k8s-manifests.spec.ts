@@ -119,7 +119,7 @@ function checkRegion(objects: K8sObject[]): void {
 
   const services = ofKind(objects, 'Service');
   const api = services.find((s) => matches(s.spec.selector, byRole('api').spec.template.metadata.labels));
-  expect(api?.spec.ports.map((p: { port: number }) => p.port)).toEqual([3000]);
+  expect(api?.spec.ports.map((p: { port: number }) => p.port)).toEqual([3000, 3001]);
   const smtpDeployment = byRole('smtp');
   // The relay's Service (herald-bounce-mx selects the same pods for port 25 of its own address).
   const smtp = services.find((s) => s.metadata.name === 'herald-smtp' && matches(s.spec.selector, smtpDeployment.spec.template.metadata.labels));

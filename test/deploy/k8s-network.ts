@@ -65,6 +65,7 @@ const OUTSIDE: Source = { name: 'the internet', where: 'outside' };
 /** Ports and who must, and must not, reach them, per workload (by the `app.kubernetes.io/component` or name). */
 const RULES: { workload: string; port: number; open: Source[]; closed: Source[] }[] = [
   { workload: 'api', port: 3000, open: [OUTSIDE], closed: [] },
+  { workload: 'api', port: 3001, open: [OUTSIDE], closed: [] },
   ...[25, 465, 587, 2465, 2587, 2525].map((port) => ({ workload: 'smtp', port, open: [OUTSIDE], closed: [] })),
   ...['api', 'smtp', 'worker', 'webhooks', 'metrics'].map((workload) => ({ workload, port: 9464, open: [OTHER_POD], closed: [OUTSIDE] })),
   { workload: 'nats', port: 4222, open: [HERALD_POD], closed: [OTHER_POD, OUTSIDE] },

@@ -42,16 +42,20 @@ describe('open and click tracking', () => {
   let team: TestTeam;
   let sink: MxSink;
   let apiPort: number;
+  /** The tracking host's own listener (TRACKING_LISTEN_PORT), where the links point, as an ingress would send them. */
+  let trackingPort: number;
   /** The email of the first test, with its opens and clicks, for the dashboard's view of them. */
   let trackedId = '';
   let trackedLink = '';
 
   beforeAll(async () => {
     apiPort = await freePort();
+    trackingPort = await freePort();
     world = await DeliveryWorld.start({
       API_PORT: String(apiPort),
+      TRACKING_LISTEN_PORT: String(trackingPort),
       TRACKING_PROTOCOL: 'http',
-      TRACKING_PORT: String(apiPort),
+      TRACKING_PORT: String(trackingPort),
       TRACKING_KEYS: TRACKING_KEY.toString('base64'),
       TRACKING_SCANNER_WINDOW_SECONDS: '1',
       WEBHOOK_ALLOW_HTTP: 'true',
@@ -147,7 +151,7 @@ describe('open and click tracking', () => {
       expect(p.html).toContain('href="mailto:help@acme.test"');
       expect(p.html).toContain(`data-herald-no-track href="${siteUrl}/raw"`);
       expect(p.html).not.toContain(target.replace('&', '&amp;'));
-      expect(p.html).toMatch(new RegExp(`href="http://links\\.${team.domain.replace(/\./g, '\\.')}:${apiPort}/t/c/[A-Za-z0-9_-]+"`));
+      expect(p.html).toMatch(new RegExp(`href="http://links\\.${team.domain.replace(/\./g, '\\.')}:${trackingPort}/t/c/[A-Za-z0-9_-]+"`));
       expect(p.html).toMatch(/<img src="http:\/\/links\.[^"]+\/t\/o\/[A-Za-z0-9_-]+" width="1" height="1" alt=""/);
     }
     const pixels = parsed.map((p) => /\/t\/o\/([A-Za-z0-9_-]+)/.exec(p.html as string)![1]);
@@ -200,10 +204,10 @@ describe('open and click tracking', () => {
 
     // Machines: Apple's privacy proxy and a scanner's user agent are flagged, the first of them unique among machines;
     // a second human open and click are not unique.
-    const pixel = `http://127.0.0.1:${apiPort}/t/o/${pixels[0]}`;
+    const pixel = `http://127.0.0.1:${trackingPort}/t/o/${pixels[0]}`;
     const link = /href="(http:\/\/links\.[^"]+\/t\/c\/[A-Za-z0-9_-]+)"/
       .exec(reader.html as string)![1]!
-      .replace(/^http:\/\/[^/]+/, `http://127.0.0.1:${apiPort}`);
+      .replace(/^http:\/\/[^/]+/, `http://127.0.0.1:${trackingPort}`);
     const get = (url: string, userAgent: string) => fetch(url, { headers: { 'user-agent': userAgent }, redirect: 'manual' });
     expect((await get(pixel, 'Mozilla/5.0')).headers.get('content-type')).toBe('image/gif');
     expect((await get(pixel, 'curl/8.5.0')).status).toBe(200);
@@ -251,8 +255,10 @@ describe('open and click tracking', () => {
       return undefined;
     });
     const token = /\/t\/c\/([A-Za-z0-9_-]+)/.exec(message.html as string)![1]!;
-    const base = `http://127.0.0.1:${apiPort}`;
-    const get = (path: string) => fetch(`${base}${path}`, { headers: { 'user-agent': READER_AGENT }, redirect: 'manual' });
+    // The tracking host's own listener, and API_PORT, which serves the same routes.
+    const bases = [`http://127.0.0.1:${trackingPort}`, `http://127.0.0.1:${apiPort}`];
+    const base = bases[0]!;
+    const get = (path: string, at = base) => fetch(`${at}${path}`, { headers: { 'user-agent': READER_AGENT }, redirect: 'manual' });
     const claims = TrackingKeys.of([TRACKING_KEY]).verify('click', token);
     expect(claims).toMatchObject({ kind: 'click', emailId: id, position: 0, link: 0, url: `${siteUrl}/a` });
 
@@ -268,13 +274,27 @@ describe('open and click tracking', () => {
       '/t/c/',
       '/t/c/not-a-token',
     ]) {
-      const answer = await get(path);
-      expect([path, answer.status, answer.headers.get('location')]).toEqual([path, 404, null]);
+      for (const at of bases) {
+        const answer = await get(path, at);
+        expect([at, path, answer.status, answer.headers.get('location')]).toEqual([at, path, 404, null]);
+      }
     }
     // A HEAD (a scanner probing the link) is answered like the GET and records nothing either.
-    const head = await fetch(`${base}/t/c/${token}`, { method: 'HEAD', headers: { 'user-agent': READER_AGENT }, redirect: 'manual' });
-    expect([head.status, head.headers.get('location')]).toEqual([302, `${siteUrl}/a`]);
+    for (const at of bases) {
+      const head = await fetch(`${at}/t/c/${token}`, { method: 'HEAD', headers: { 'user-agent': READER_AGENT }, redirect: 'manual' });
+      expect([at, head.status, head.headers.get('location')]).toEqual([at, 302, `${siteUrl}/a`]);
+    }
     expect(await engagement(id)).toEqual([]);
+    // The tracking listener serves the tracking routes and nothing else: no API, no probes, no dashboard.
+    for (const path of ['/emails', '/health/ready', '/dashboard/', '/openapi.json']) {
+      const answer = await get(path);
+      expect([path, answer.status, answer.headers.get('content-type'), await answer.text()]).toEqual([
+        path,
+        404,
+        'text/plain; charset=utf-8',
+        'Not found',
+      ]);
+    }
 
     // A click signed just now (a scanner following links as the message arrives) is flagged machine.
     const scanner = TrackingKeys.of([TRACKING_KEY]).sign({ ...claims!, kind: 'click', signedAt: new Date(Date.now() + 60_000) } as never);

@@ -19,6 +19,7 @@ import { installCsrf } from './dashboard/csrf';
 import { serveDashboard } from './dashboard/dashboard-static';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/openapi.document';
 import { installTrackingRoutes } from './tracking/tracking.routes';
+import { startTrackingServer, type TrackingServer } from './tracking/tracking.server';
 import { installUnsubscribeRoutes } from './broadcasts/unsubscribe.routes';
 import { installImageRoutes } from './images/images.routes';
 
@@ -26,6 +27,8 @@ export interface ApiApp {
   app: NestFastifyApplication;
   /** The base URL the API listens on, e.g. http://127.0.0.1:3000 */
   url: string;
+  /** The tracking host's own listener (TRACKING_LISTEN_PORT), null without one. */
+  trackingUrl: string | null;
   /**
    * Stops taking requests, lets the in-flight ones finish, then shuts the role down. Nest's own
    * close() runs the modules' destroy hooks (Redis, NATS) before it closes the HTTP server,
@@ -74,12 +77,24 @@ export function startApi(config: HeraldConfig, logging: LoggingOptions = {}): Pr
     const host = config.API_HOST === '0.0.0.0' || config.API_HOST === '::' ? '127.0.0.1' : config.API_HOST;
     await app.get(DashboardAuth).start(`http://${host}:${port}`);
     app.get(BroadcastLinks).start(`http://${host}:${port}`);
+    let tracking: TrackingServer | null = null;
+    if (config.TRACKING_LISTEN_PORT !== undefined) {
+      try {
+        tracking = await startTrackingServer(config, app.get(TrackingService), app.get(MetricsService));
+      } catch (error) {
+        shedder.stop();
+        await app.close();
+        throw error;
+      }
+    }
     const close = async () => {
+      // The tracking host first: its hits are handed to TrackingService, which drains them as the app closes.
+      await tracking?.close();
       shedder.stop();
       await app.getHttpAdapter().getInstance().close();
       await app.close();
     };
-    return { app, url: `http://${host}:${port}`, close };
+    return { app, url: `http://${host}:${port}`, trackingUrl: tracking ? `http://${host}:${tracking.port}` : null, close };
   });
 }
 

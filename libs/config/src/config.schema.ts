@@ -71,6 +71,12 @@ export const configSchema = z
     API_HOST: z.string().default('0.0.0.0'),
     API_PORT: int(0, 65535).default(3000),
     PUBLIC_API_URL: url(['http:', 'https:']).optional(),
+    /**
+     * A second listener of the api role for the tracking host alone (`/t/o/…`, `/t/c/…`), on
+     * API_HOST: the port the ingress sends tracking host names to. None of the REST API's request
+     * hooks run there. Unset: none (the tracking routes are on API_PORT, where they always are).
+     */
+    TRACKING_LISTEN_PORT: int(0, 65535).optional(),
     OPS_PORT: int(0, 65535).default(9464),
     API_BODY_LIMIT_BYTES: int(1024, 200 * 1024 * 1024).default(60 * 1024 * 1024),
     /**

@@ -5,7 +5,7 @@ import type { TrackingKind, TrackingService } from '@herald/tracking';
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /** Every answer: never cached (each open must reach us), never sniffed, no referrer of the tracking URL passed on. */
-const NO_CACHE = {
+export const NO_CACHE = {
   'cache-control': 'no-store, no-cache, must-revalidate, max-age=0',
   pragma: 'no-cache',
   expires: '0',
@@ -22,7 +22,7 @@ const NO_CACHE = {
  * controllers only). A token that does not verify is a 404, recording nothing. Fastify answers HEAD
  * for these GETs too: the same answer, recording nothing (link scanners probe with HEAD).
  */
-export function installTrackingRoutes(fastify: FastifyInstance, tracking: TrackingService): void {
+export function installTrackingRoutes(fastify: Pick<FastifyInstance, 'get'>, tracking: TrackingService): void {
   const answer = (kind: TrackingKind) => async (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
     const hit = await tracking.hit(kind, request.params['*'], {
       ipAddress: request.ip,
