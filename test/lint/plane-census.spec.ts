@@ -20,11 +20,6 @@ const KNOWN_CROSSINGS: { file: string; tables: string[]; plan: string }[] = [
     tables: ['webhook_messages', 'webhooks'],
     plan: 'fan-out, claim and the due walk join the webhooks (subscriptions, status, endpoint, secret); to become a webhooks cache in the webhooks role, kept by webhook.* resource events',
   },
-  {
-    file: 'libs/broadcasts/src/broadcasts.repository.ts',
-    tables: ['broadcast_recipients', 'broadcasts', 'teams', 'topics'],
-    plan: "a broadcast's counts and fan-out read its ledger beside the broadcast; to become two reads, the ledger in the sending domain's region",
-  },
 ];
 
 const SQL = /\b(SELECT|INSERT|UPDATE|DELETE)\b/;
