@@ -2,13 +2,43 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { managerOf, type PageRequest, type Transaction } from '@herald/database';
 
+/** A broadcast's ledger row of one email: the contact it went to. */
+export interface LedgerEntry {
+  teamId: string;
+  broadcastId: string;
+  contactId: string;
+}
+
 /**
- * broadcast_recipients as the recipients list reads it: who each email went to, and who
- * unsubscribed through the broadcast. Every method takes the team first.
+ * broadcast_recipients, a broadcast's ledger: one row per contact the fan-out wrote an email for
+ * (in the chunk's transaction), who each email went to, and who unsubscribed through the
+ * broadcast. The email plane's table (libs/database planes.ts): no statement here names the
+ * broadcast or its team's tables, which stay in the control plane. Every method of a team's
+ * ledger takes the team first; an unsubscribe token names an email alone.
  */
 @Injectable()
 export class BroadcastRecipientsRepository {
   constructor(private readonly db: DataSource) {}
+
+  /** In the chunk's transaction: the contact each of the chunk's emails goes to. */
+  async insert(teamId: string, broadcastId: string, recipients: readonly { contactId: string; emailId: string }[], tx?: Transaction): Promise<void> {
+    if (!recipients.length) return;
+    await managerOf(this.db, tx).query(
+      `INSERT INTO broadcast_recipients (broadcast_id, contact_id, email_id, team_id)
+       SELECT $1, c, e, $2 FROM unnest($3::uuid[], $4::uuid[]) AS x(c, e)`,
+      [broadcastId, teamId, recipients.map((r) => r.contactId), recipients.map((r) => r.emailId)],
+    );
+  }
+
+  /** The broadcast and contact an email was sent to (an unsubscribe token's), or null. */
+  async ofEmail(emailId: string): Promise<LedgerEntry | null> {
+    const rows: { team_id: string; broadcast_id: string; contact_id: string }[] = await this.db.query(
+      `SELECT team_id, broadcast_id, contact_id FROM broadcast_recipients WHERE email_id = $1`,
+      [emailId],
+    );
+    const row = rows[0];
+    return row ? { teamId: row.team_id, broadcastId: row.broadcast_id, contactId: row.contact_id } : null;
+  }
 
   /** The contact each of these emails of the broadcast went to. */
   async contactsOf(teamId: string, broadcastId: string, emailIds: string[]): Promise<Map<string, string>> {

@@ -10,6 +10,7 @@ import { fromParts } from './broadcast-input.validation';
 import { BroadcastLinks } from './broadcast-links';
 import { BroadcastQuota, isQuotaExceeded } from './broadcast-quota';
 import { prepareBroadcast, recipientEmail, unsubscribeOf, type PreparedBroadcast } from './broadcast-message';
+import { BroadcastRecipientsRepository } from './broadcast-recipients.repository';
 import { BROADCASTS_CONFIG, type BroadcastsConfig } from './broadcasts.config';
 import { BroadcastsRepository, FanOutCursorMoved, type FanOutChunk, type FanOutState } from './broadcasts.repository';
 
@@ -26,7 +27,8 @@ const DISPATCHES_IN_FLIGHT = 4;
  *
  * Each chunk is one transaction: the emails (with their dispatch-outbox row), one
  * broadcast_recipients row per contact, and the cursor moved past the chunk's last contact, from
- * where this process found it. A process killed at any point leaves either the whole chunk or
+ * where this process found it (each its own statement: the ledger is the email plane's, the
+ * cursor the control plane's). A process killed at any point leaves either the whole chunk or
  * none of it, and the next one resumes after the cursor: nobody gets the broadcast twice, nobody
  * is skipped. Two processes on one broadcast (a lease that ran out under a slow chunk) cannot
  * both commit a chunk: the second finds the cursor moved and rolls back; (broadcast, contact) is
@@ -47,6 +49,7 @@ export class BroadcastRunner implements OnModuleDestroy {
   constructor(
     @Inject(BROADCASTS_CONFIG.token) private readonly config: BroadcastsConfig,
     private readonly repository: BroadcastsRepository,
+    private readonly ledger: BroadcastRecipientsRepository,
     private readonly contacts: ContactsDirectory,
     private readonly domains: DomainsRepository,
     private readonly suppressions: SuppressionsRepository,
@@ -135,7 +138,11 @@ export class BroadcastRunner implements OnModuleDestroy {
       }
       try {
         if (rows.length)
-          await this.emails.insert(rows, (tx) => this.repository.advance(tx, broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS));
+          await this.emails.insert(rows, async (tx) => {
+            // The cursor first: a chunk another process already wrote fails here, not on the ledger's key.
+            await this.repository.advance(tx, broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS);
+            await this.ledger.insert(broadcast.teamId, broadcast.id, chunk.recipients, tx);
+          });
         else await this.repository.advanceAlone(broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS);
       } catch (error) {
         if (reserved) await this.quota.release(broadcast.teamId, reserved);

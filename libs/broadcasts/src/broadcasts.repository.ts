@@ -41,13 +41,17 @@ export interface FanOutChunk {
 }
 
 /** Who an unsubscribe token stands for: one email of a broadcast, hence one contact. */
-export interface UnsubscribeTarget {
+export interface UnsubscribeTarget extends UnsubscribeContext {
   teamId: string;
+  broadcastId: string;
+  contactId: string;
+}
+
+/** The control plane's part of an unsubscribe target: the team and the broadcast's topic. */
+export interface UnsubscribeContext {
   teamName: string;
   /** The team's home region, whose events stream takes its contact events. */
   homeRegion: string;
-  broadcastId: string;
-  contactId: string;
   topic: { id: string; name: string } | null;
 }
 
@@ -148,14 +152,13 @@ export class BroadcastsRepository {
   }
 
   /**
-   * In the chunk's transaction (the one that inserts its emails): moves the cursor from where
-   * this process found it to the chunk's last contact, adds the counts, records each recipient
-   * and extends the lease. Throws FanOutCursorMoved (rolling the chunk back) when the cursor is
-   * no longer where it was: another process took the broadcast over.
+   * In the chunk's transaction (the one that inserts its emails and its ledger rows): moves the
+   * cursor from where this process found it to the chunk's last contact, adds the counts and
+   * extends the lease. Throws FanOutCursorMoved (rolling the chunk back) when the cursor is no
+   * longer where it was: another process took the broadcast over.
    */
   async advance(tx: Transaction | undefined, id: string, from: string | null, chunk: FanOutChunk, leaseSeconds: number): Promise<void> {
-    const m = managerOf(this.db, tx);
-    const result = await m.query(
+    const result = await managerOf(this.db, tx).query(
       `UPDATE broadcasts SET cursor = $3, recipients = recipients + $4, skipped_unsubscribed = skipped_unsubscribed + $5,
          skipped_topic = skipped_topic + $6, skipped_suppressed = skipped_suppressed + $7,
          lease_until = now() + make_interval(secs => $8), updated_at = now()
@@ -172,12 +175,6 @@ export class BroadcastsRepository {
       ],
     );
     if (affectedRows(result) !== 1) throw new FanOutCursorMoved(id);
-    if (!chunk.recipients.length) return;
-    await m.query(
-      `INSERT INTO broadcast_recipients (broadcast_id, contact_id, email_id, team_id)
-       SELECT $1, c, e, (SELECT team_id FROM broadcasts WHERE id = $1) FROM unnest($2::uuid[], $3::uuid[]) AS x(c, e)`,
-      [id, chunk.recipients.map((r) => r.contactId), chunk.recipients.map((r) => r.emailId)],
-    );
   }
 
   /** A chunk with no email to write (all left out): the cursor moves in a transaction of its own. */
@@ -209,36 +206,22 @@ export class BroadcastsRepository {
   }
 
   /**
-   * The contact and broadcast an email was sent to, with the team's name and the broadcast's topic
-   * (null when it has none or it was deleted since), for an unsubscribe token: one query.
+   * What an unsubscribe token's page needs of the broadcast beside its ledger row
+   * (BroadcastRecipientsRepository.ofEmail): the team's name and home region, and the broadcast's
+   * topic (null when it has none or it was deleted since). Null when the broadcast is gone.
    */
-  async recipientOf(emailId: string): Promise<UnsubscribeTarget | null> {
-    const rows: {
-      team_id: string;
-      team_name: string;
-      home_region: string;
-      broadcast_id: string;
-      contact_id: string;
-      topic_id: string | null;
-      topic_name: string | null;
-    }[] = await this.db.query(
-      `SELECT r.team_id, t.name AS team_name, t.home_region, r.broadcast_id, r.contact_id, p.id AS topic_id, p.name AS topic_name
-           FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id JOIN teams t ON t.id = r.team_id
-           LEFT JOIN topics p ON p.id = b.topic_id AND p.team_id = r.team_id
-          WHERE r.email_id = $1`,
-      [emailId],
+  async unsubscribeContext(teamId: string, broadcastId: string): Promise<UnsubscribeContext | null> {
+    const rows: { team_name: string; home_region: string; topic_id: string | null; topic_name: string | null }[] = await this.db.query(
+      `SELECT t.name AS team_name, t.home_region, p.id AS topic_id, p.name AS topic_name
+         FROM broadcasts b JOIN teams t ON t.id = b.team_id
+         LEFT JOIN topics p ON p.id = b.topic_id AND p.team_id = b.team_id
+        WHERE b.team_id = $1 AND b.id = $2`,
+      [teamId, broadcastId],
     );
     const row = rows[0];
     if (!row) return null;
     const topic = row.topic_id ? { id: row.topic_id, name: row.topic_name! } : null;
-    return {
-      teamId: row.team_id,
-      teamName: row.team_name,
-      homeRegion: row.home_region,
-      broadcastId: row.broadcast_id,
-      contactId: row.contact_id,
-      topic,
-    };
+    return { teamName: row.team_name, homeRegion: row.home_region, topic };
   }
 }
 

@@ -42,7 +42,7 @@ export class UnsubscribeService {
   /** A message to the List-Unsubscribe mailbox: the same as one click; false when the address is not one of ours. */
   async byMailbox(address: string): Promise<boolean> {
     const emailId = this.links.keys.verifyMailbox(address);
-    const target = emailId ? await this.repository.recipientOf(emailId) : null;
+    const target = emailId ? await this.targetOf(emailId) : null;
     if (!target) return false;
     return (await this.unsubscribe(target)) !== null;
   }
@@ -94,7 +94,18 @@ export class UnsubscribeService {
 
   private async byToken(token: string): Promise<Target | null> {
     const emailId = this.links.keys.verifyToken(token);
-    return emailId ? this.repository.recipientOf(emailId) : null;
+    return emailId ? this.targetOf(emailId) : null;
+  }
+
+  /**
+   * The contact and broadcast an email was sent to, from its ledger row, then the team and the
+   * broadcast's topic: two reads, the ledger being the email plane's and the rest the control
+   * plane's (issue 15).
+   */
+  private async targetOf(emailId: string): Promise<Target | null> {
+    const entry = await this.recipients.ofEmail(emailId);
+    const context = entry ? await this.repository.unsubscribeContext(entry.teamId, entry.broadcastId) : null;
+    return entry && context ? { ...entry, ...context } : null;
   }
 
   /**

@@ -22,6 +22,7 @@ export {
 } from './webhook-input.validation';
 export * from './webhook-dispatch.options';
 export * from './webhook-messages.repository';
+export * from './webhook-claims.repository';
 export * from './webhook-fan-out.service';
 export * from './webhook-dispatcher.service';
 export * from './webhook-dispatch.module';

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { WebhookClaimsRepository } from './webhook-claims.repository';
 import { WEBHOOK_DISPATCH_OPTIONS, WebhookDispatchOptions } from './webhook-dispatch.options';
 import { WebhookDispatcher } from './webhook-dispatcher.service';
 import { WebhookFanOutService } from './webhook-fan-out.service';
@@ -18,6 +19,7 @@ export class WebhookDispatchModule {
       providers: [
         WEBHOOKS_CONFIG.provider,
         WebhookMessagesRepository,
+        WebhookClaimsRepository,
         WebhookFanOutService,
         WebhookDispatcher,
         { provide: WEBHOOK_DISPATCH_OPTIONS, useValue: options },

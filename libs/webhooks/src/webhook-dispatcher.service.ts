@@ -10,6 +10,7 @@ import {
   WEBHOOK_DISPATCH_OPTIONS,
   WebhookDispatchOptions,
 } from './webhook-dispatch.options';
+import { WebhookClaimsRepository } from './webhook-claims.repository';
 import { WebhookFanOutService } from './webhook-fan-out.service';
 import { DEFAULT_ENDPOINT_CONNECTIONS, EndpointConnections, HttpAttemptResult, postWebhook } from './webhook-http.client';
 import { AttemptOutcome, DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
@@ -63,7 +64,9 @@ const LIMIT_SWEEP_MS = 10_000;
 /**
  * How often the webhooks with due messages are looked up, and how many at most: the next claim
  * reads each by its own due index, so one whose messages are newer than another's backlog is not
- * left waiting until that backlog has drained below the claim's window of oldest messages.
+ * left waiting until that backlog has drained below the claim's window of oldest messages. The
+ * same look-up finds the webhooks with messages that are not enabled, which the claims skip until
+ * the next: so a webhook enabled again is delivered to within this long.
  */
 const DISCOVER_MS = 1_000;
 const DISCOVER_MAX = 1_000;
@@ -98,6 +101,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** Webhooks with due messages when last looked up (until the next claim), and when that was. */
   private discovered: readonly string[] = [];
   private discoveredAt = -Infinity;
+  /** Webhooks with messages left that are not enabled (disabled or deleted), found by look-ups and claims: claims skip them. */
+  private stopped = new Set<string>();
   /** Claims being handed back after a cut. */
   private readonly releasing = new Set<Promise<void>>();
   private queued = 0;
@@ -109,6 +114,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     private readonly messages: WebhookMessagesRepository,
+    private readonly claims: WebhookClaimsRepository,
     @Inject(WEBHOOKS_CONFIG.token) config: WebhooksConfig,
     @Optional() @Inject(WEBHOOK_DISPATCH_OPTIONS) overrides: Partial<WebhookDispatchOptions> | null,
     @Optional() @Inject(WebhookFanOutService) fanOut: WebhookFanOutService | null,
@@ -150,7 +156,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.queues.clear();
     this.queued = 0;
     if (unstarted.length > 0) {
-      await this.messages.releaseClaims(unstarted).catch((error: Error) => this.logger.warn(`webhook claims not released: ${error.message}`));
+      await this.claims.releaseClaims(unstarted).catch((error: Error) => this.logger.warn(`webhook claims not released: ${error.message}`));
     }
     await Promise.allSettled([...this.inFlight]);
     this.connections.close();
@@ -167,15 +173,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     }
     if (now - this.discoveredAt >= DISCOVER_MS) {
       this.discoveredAt = now;
-      this.discovered = await this.messages.webhooksWithDueMessages(DISCOVER_MAX);
+      const found = await this.claims.webhooksWithDueMessages(DISCOVER_MAX);
+      this.discovered = found.due;
+      this.stopped = new Set(found.stopped);
     }
     const held = new Map<string, number>(this.active);
     for (const [webhookId, queue] of this.queues) held.set(webhookId, (held.get(webhookId) ?? 0) + queue.length);
     const { floorQuota, busy, own } = this.limits.claimShape(held, this.discovered);
     this.discovered = [];
-    const due = await this.messages.claimDue(free, this.options.leaseMs, floorQuota, busy, own);
+    const live = own.filter((webhookId) => !this.stopped.has(webhookId));
+    const { due, stopped } = await this.claims.claimDue(free, this.options.leaseMs, floorQuota, busy, live, [...this.stopped]);
+    stopped.forEach((webhookId) => this.stopped.add(webhookId));
     if (this.job.isStopped) {
-      await this.messages.releaseClaims(due.map((m) => m.id));
+      await this.claims.releaseClaims(due.map((m) => m.id));
       return 0;
     }
     const touched = new Set<string>();
@@ -222,7 +232,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     const excess = queue.splice(after * this.queueRounds).map((m) => m.id);
     this.queued -= excess.length;
     if (queue.length === 0) this.queues.delete(webhookId);
-    const released = this.messages
+    const released = this.claims
       .releaseClaims(excess)
       .catch((error: Error) => this.logger.warn(`webhook claims not released: ${error.message}`))
       .finally(() => this.releasing.delete(released));

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { WebhookEventType } from './webhook.types';
+import { type WebhookSubscription, WebhookTargetsRepository } from './webhook-targets.repository';
 
 export type WebhookMessageStatus = 'pending' | 'attempting' | 'success' | 'failed';
 
@@ -46,26 +46,25 @@ export interface AttemptRecord {
 export type MessageSettlement =
   { status: 'success' } | { status: 'failed'; disableWebhook: string | null } | { status: 'pending'; nextAttemptAt: Date };
 
-interface DueRow {
-  id: string;
-  webhook_id: string;
-  team_id: string;
-  payload: WebhookPayload;
-  attempts: number;
-  endpoint: string;
-  signing_secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-}
-
 // Time-ordered like a ULID: 12 hex digits of epoch milliseconds, then 20 random hex digits.
 const MESSAGE_ID_SQL = `'msg_' || lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
   || substr(replace(gen_random_uuid()::text, '-', ''), 1, 20)`;
 
-/** Webhook messages (one per webhook × event) and their attempts. */
+/**
+ * Webhook messages (one per webhook × event) and their attempts; claiming them is
+ * WebhookClaimsRepository's. They are the email plane's, and the webhooks the control plane's
+ * (libs/database planes.ts): no statement here names both. What fan-out needs of the webhooks
+ * (which are enabled and subscribed to what) is read first by WebhookTargetsRepository, as they
+ * are now, and passed to the insert as parameters; an outcome's effect on its webhook's health is
+ * a statement of its own (still in the outcomes' transaction).
+ */
 @Injectable()
 export class WebhookMessagesRepository {
-  constructor(private readonly db: DataSource) {}
+  private readonly webhooks: WebhookTargetsRepository;
+
+  constructor(private readonly db: DataSource) {
+    this.webhooks = new WebhookTargetsRepository(db);
+  }
 
   /**
    * One message, due now, per enabled webhook of the team subscribed to the type. The
@@ -76,24 +75,17 @@ export class WebhookMessagesRepository {
   }
 
   /**
-   * fanOut for several events in one statement (group commit of the events consumer); returns
-   * how many messages each event made, in order (an event given twice counts at its first place).
+   * fanOut for several events at once (group commit of the events consumer): the enabled
+   * webhooks of their teams read, then one insert; returns how many messages each event made, in
+   * order (an event given twice counts at its first place).
    */
   async fanOutMany(events: readonly FanOutEvent[]): Promise<number[]> {
     if (events.length === 0) return [];
-    const rows: { event_id: string }[] = await this.db.query(
-      `INSERT INTO webhook_messages (id, webhook_id, team_id, event_id, event_type, payload, next_attempt_at)
-       SELECT ${MESSAGE_ID_SQL}, w.id, w.team_id, e.id, e.type, e.payload, now()
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[]) AS e(team_id, id, type, payload)
-         JOIN webhooks w ON w.team_id = e.team_id AND w.status = 'enabled' AND e.type = ANY(w.events)
-       ON CONFLICT (webhook_id, event_id) DO NOTHING RETURNING event_id`,
-      [
-        events.map((e) => e.teamId),
-        events.map((e) => e.id),
-        events.map((e) => e.type as WebhookEventType),
-        events.map((e) => JSON.stringify(e.payload)),
-      ],
-    );
+    const rows = await this.insertMessages(events).catch((error: unknown) => {
+      // A webhook deleted between the read and the insert (its messages' foreign key): read again.
+      if (isWebhookForeignKeyViolation(error)) return this.insertMessages(events);
+      throw error;
+    });
     const made = new Map<string, number>();
     for (const r of rows) made.set(r.event_id, (made.get(r.event_id) ?? 0) + 1);
     return events.map((e) => {
@@ -103,110 +95,39 @@ export class WebhookMessagesRepository {
     });
   }
 
-  /**
-   * Claims up to `limit` due messages of enabled webhooks, at most `perWebhook - busy(webhook)`
-   * per webhook, hiding them from other dispatchers for `leaseMs` (a crashed dispatcher's claims
-   * come due again when the lease ends). One statement, cheap behind a large backlog: the oldest
-   * due messages are read from the due index alone, in its order (materialized, so the planner
-   * cannot turn it into a scan of every due row per webhook; messages of disabled webhooks are
-   * filtered out there, a key lookup each, so they cannot crowd the window), the per-webhook quota is applied in SQL, and only the rows
-   * taken are locked (SKIP LOCKED and re-checked, so two dispatchers never take the same
-   * message) and leased. The webhooks in `own` (those the dispatcher is delivering to) are also
-   * read each by its own due index, up to its quota, so one whose endpoint keeps up is not held
-   * to the pace of another webhook's older backlog filling the window.
-   */
-  async claimDue(
-    limit: number,
-    leaseMs: number,
-    perWebhook: number,
-    busy: ReadonlyMap<string, number>,
-    own: readonly string[] = [],
-  ): Promise<DueMessage[]> {
-    if (limit <= 0) return [];
-    // The due index read in its order, stopping at the window: without this the planner, whose
-    // statistics lag a sudden backlog, reads every due row into a bitmap and sorts them, which
-    // makes each claim cost in proportion to the backlog (≈ 40 ms at 60k due vs ≈ 9 ms).
-    const rows: DueRow[] = await this.db.transaction(async (tx) => {
-      await tx.query(`SET LOCAL enable_bitmapscan = off`);
-      return tx.query(
-        `WITH candidates AS MATERIALIZED (
-           (SELECT m.id, m.webhook_id, m.next_attempt_at
-              FROM webhook_messages m
-             WHERE m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now()
-               AND (SELECT d.status FROM webhooks d WHERE d.id = m.webhook_id) = 'enabled'
-             ORDER BY m.next_attempt_at LIMIT $1)
-           UNION
-           (SELECT m.id, m.webhook_id, m.next_attempt_at
-              FROM unnest($7::uuid[]) AS o(webhook_id)
-              LEFT JOIN unnest($4::uuid[], $5::int[]) AS b(webhook_id, n) ON b.webhook_id = o.webhook_id
-              CROSS JOIN LATERAL (
-                SELECT m.id, m.webhook_id, m.next_attempt_at FROM webhook_messages m
-                 WHERE m.webhook_id = o.webhook_id AND m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now()
-                 ORDER BY m.next_attempt_at LIMIT greatest(0, $3::int - coalesce(b.n, 0))
-              ) m)
-         ), ranked AS (
-           SELECT c.id, c.next_attempt_at,
-                  row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank,
-                  $3::int - coalesce(b.n, 0) AS free
-             FROM candidates c JOIN webhooks w ON w.id = c.webhook_id AND w.status = 'enabled' LEFT JOIN unnest($4::uuid[], $5::int[]) AS b(webhook_id, n) ON b.webhook_id = c.webhook_id
-         ), picked AS (
-           SELECT id FROM ranked WHERE rank <= free ORDER BY next_attempt_at LIMIT $2
-         ), locked AS (
-           SELECT m.id FROM webhook_messages m
-            WHERE m.id IN (SELECT id FROM picked) AND m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now()
-            FOR UPDATE SKIP LOCKED
-         ), claimed AS (
-           UPDATE webhook_messages m
-              SET status = 'attempting', next_attempt_at = now() + $6 * interval '1 millisecond'
-             FROM locked l, webhooks w
-            WHERE m.id = l.id AND w.id = m.webhook_id
-           RETURNING m.id, m.webhook_id, m.team_id, m.payload, m.attempts,
-                     w.endpoint, w.signing_secret, w.previous_secret, w.previous_secret_expires_at
-         )
-         SELECT * FROM claimed ORDER BY id`,
-        [limit * 4, limit, perWebhook, [...busy.keys()], [...busy.values()], leaseMs, own],
-      );
-    });
-    return rows.map((r) => ({
-      id: r.id,
-      webhookId: r.webhook_id,
-      teamId: r.team_id,
-      payload: r.payload,
-      attempts: r.attempts,
-      endpoint: r.endpoint,
-      signingSecret: r.signing_secret,
-      previousSecret: r.previous_secret,
-      previousSecretExpiresAt: r.previous_secret_expires_at,
-    }));
-  }
-
-  /**
-   * Up to `limit` enabled webhooks with messages due now: the webhooks with undelivered messages
-   * are walked one index probe each (a loose scan of the per-webhook due index), however long
-   * their backlogs.
-   */
-  async webhooksWithDueMessages(limit: number): Promise<string[]> {
-    const rows: { webhook_id: string }[] = await this.db.query(
-      `WITH RECURSIVE hooks(webhook_id) AS (
-         (SELECT webhook_id FROM webhook_messages WHERE status IN ('pending', 'attempting') ORDER BY webhook_id LIMIT 1)
-         UNION ALL
-         SELECT (SELECT m.webhook_id FROM webhook_messages m
-                  WHERE m.status IN ('pending', 'attempting') AND m.webhook_id > h.webhook_id ORDER BY m.webhook_id LIMIT 1)
-           FROM hooks h WHERE h.webhook_id IS NOT NULL
-       )
-       SELECT h.webhook_id FROM hooks h JOIN webhooks w ON w.id = h.webhook_id AND w.status = 'enabled'
-        WHERE EXISTS (SELECT 1 FROM webhook_messages m
-                       WHERE m.webhook_id = h.webhook_id AND m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now())
-        LIMIT $1`,
-      [limit],
+  /** One message per enabled webhook of each event's team subscribed to its type; the new ones' event ids. */
+  private async insertMessages(events: readonly FanOutEvent[]): Promise<{ event_id: string }[]> {
+    const byTeam = new Map<string, WebhookSubscription[]>();
+    for (const webhook of await this.webhooks.subscriptionsOf([...new Set(events.map((e) => e.teamId))])) {
+      const ofTeam = byTeam.get(webhook.teamId);
+      if (ofTeam) ofTeam.push(webhook);
+      else byTeam.set(webhook.teamId, [webhook]);
+    }
+    const messages: { webhook: WebhookSubscription; event: number }[] = [];
+    const used: FanOutEvent[] = [];
+    for (const event of events) {
+      const subscribed = (byTeam.get(event.teamId) ?? []).filter((w) => w.events.includes(event.type));
+      if (!subscribed.length) continue;
+      // Its place from 1 among the events passed, as WITH ORDINALITY numbers them.
+      const n = used.push(event);
+      for (const webhook of subscribed) messages.push({ webhook, event: n });
+    }
+    if (!messages.length) return [];
+    return this.db.query(
+      `INSERT INTO webhook_messages (id, webhook_id, team_id, event_id, event_type, payload, next_attempt_at)
+       SELECT ${MESSAGE_ID_SQL}, w.webhook_id, w.team_id, e.id, e.type, e.payload, now()
+         FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS w(webhook_id, team_id, event)
+         JOIN unnest($4::text[], $5::text[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, payload, n) ON e.n = w.event
+       ON CONFLICT (webhook_id, event_id) DO NOTHING RETURNING event_id`,
+      [
+        messages.map((m) => m.webhook.id),
+        messages.map((m) => m.webhook.teamId),
+        messages.map((m) => m.event),
+        used.map((e) => e.id),
+        used.map((e) => e.type),
+        used.map((e) => JSON.stringify(e.payload)),
+      ],
     );
-    return rows.map((r) => r.webhook_id);
-  }
-
-  /** Hands claims back unattempted (a dispatcher shutting down): due again at once. */
-  async releaseClaims(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db.query(`UPDATE webhook_messages SET next_attempt_at = now() WHERE id = ANY($1::text[]) AND status = 'attempting'`, [ids]);
   }
 
   /** One attempt and its outcome; see recordAttempts. */
@@ -300,6 +221,13 @@ export interface AttemptOutcome {
   message: Pick<DueMessage, 'id' | 'webhookId'>;
   attempt: AttemptRecord;
   settlement: MessageSettlement;
+}
+
+/** Postgres refused a message for a webhook that is no longer there (webhook_messages.webhook_id). */
+function isWebhookForeignKeyViolation(error: unknown): boolean {
+  const e = (error ?? {}) as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const pg = e.driverError ?? e;
+  return pg.code === '23503' && pg.constraint === 'webhook_messages_webhook_id_fkey';
 }
 
 type HealthOp = { kind: 'success' } | { kind: 'failure'; sentAt: Date } | { kind: 'disable'; reason: string };
