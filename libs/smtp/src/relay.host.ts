@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { NatsService } from '@herald/bus';
+import { HealthRegistry } from '@herald/observability';
 import { SMTP_CONFIG, type SmtpConfig } from './smtp.config';
 import { BoundListener, ListenerMode, SmtpRelay } from './smtp-relay';
 import { SmtpSubmissions } from './submission/smtp-submissions.service';
@@ -41,10 +42,15 @@ export class RelayHost implements OnModuleInit, OnApplicationBootstrap {
     @Inject(SMTP_CONFIG.token) private readonly config: SmtpConfig,
     private readonly submissions: SmtpSubmissions,
     private readonly nats: NatsService,
+    private readonly health: HealthRegistry,
   ) {}
 
   onModuleInit(): void {
     this.nats.beforeDrain(() => this.close());
+    // Not ready until the listeners are bound (the ops server answers before them: a slow start,
+    // a self-signed certificate being made, would otherwise send clients to a closed port), nor
+    // once they are closed for shutdown.
+    this.health.register('smtp_relay', async () => this.relay !== null);
   }
 
   async onApplicationBootstrap(): Promise<void> {

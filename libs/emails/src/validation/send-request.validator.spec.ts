@@ -123,10 +123,20 @@ describe('validateSendRequest: recipients', () => {
   });
 
   it('counts a list before parsing it, so an oversized list is refused cheaply', () => {
-    const started = Date.now();
-    const result = send(validEmail({ to: Array.from({ length: 1_000_000 }, () => 'not-an-address') }));
+    // Its entries are counted as they are read: an oversized list is refused on its length alone.
+    let read = 0;
+    const to = new Proxy(
+      Array.from({ length: 1_000_000 }, () => 'not-an-address'),
+      {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) read++;
+          return Reflect.get(target, key, receiver);
+        },
+      },
+    );
+    const result = send(validEmail({ to }));
     expect(errorOf(result)?.message).toBe('The `to` field must not contain more than 50 email addresses (it has 1000000).');
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(read).toBe(0);
   });
 
   it('lists each recipient once, case-insensitively, first kind winning', () => {

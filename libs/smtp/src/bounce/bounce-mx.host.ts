@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { NatsService } from '@herald/bus';
+import { HealthRegistry } from '@herald/observability';
 import { UnsubscribeService } from '@herald/broadcasts';
 import { deliveryHostname, LateReports, verpKey } from '@herald/delivery';
 import { SMTP_CONFIG, type SmtpConfig } from '../smtp.config';
@@ -25,10 +26,13 @@ export class BounceMxHost implements OnModuleInit, OnApplicationBootstrap {
     private readonly reports: LateReports,
     private readonly unsubscribes: UnsubscribeService,
     private readonly nats: NatsService,
+    private readonly health: HealthRegistry,
   ) {}
 
   onModuleInit(): void {
     this.nats.beforeDrain(() => this.close());
+    // Not ready until it listens, nor once it has closed for shutdown (as the relay).
+    this.health.register('bounce_mx', async () => this.server !== null);
   }
 
   async onApplicationBootstrap(): Promise<void> {
