@@ -2,8 +2,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 
 // Summarises V8 CPU profiles (`node --cpu-prof`) by self time: per function (with its file) and
-// per file or package. Usage: node dist/test/bench/profile-summary.js DIR|FILE... [--top N] [--last S]
-// (`--last S`: only the profile's last S seconds, e.g. a bench's load and catch-up without the boot).
+// per file or package. Usage: node dist/test/bench/profile-summary.js DIR|FILE... [--top N] [--last S] [--until S]
+// (`--last S`: only the profile's last S seconds, e.g. a bench's load and catch-up without the boot;
+// `--until S`: without its last S seconds, e.g. the catch-up after the load).
 // A directory is searched for *.cpuprofile files; each is labelled with its directory's name
 // (the SMTP bench writes one directory per role: api, smtp, worker).
 
@@ -39,12 +40,13 @@ export interface Summary {
   byArea: { name: string; ms: number }[];
 }
 
-export function summarise(profile: CpuProfile, lastSeconds = Infinity): Summary {
+export function summarise(profile: CpuProfile, lastSeconds = Infinity, untilSeconds = 0): Summary {
   const self = new Map<number, number>();
   const since = profile.endTime - lastSeconds * 1e6;
+  const until = profile.endTime - untilSeconds * 1e6;
   for (let i = 0, at = profile.startTime; i < profile.samples.length; i++) {
     at += profile.timeDeltas[i] ?? 0;
-    if (at < since) continue;
+    if (at < since || at > until) continue;
     self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
   const byFunction = new Map<string, number>();
@@ -78,10 +80,12 @@ function main(): void {
   const top = topAt === -1 ? 25 : Number(args.splice(topAt, 2)[1]);
   const lastAt = args.indexOf('--last');
   const last = lastAt === -1 ? Infinity : Number(args.splice(lastAt, 2)[1]);
+  const untilAt = args.indexOf('--until');
+  const until = untilAt === -1 ? 0 : Number(args.splice(untilAt, 2)[1]);
   if (args.length === 0) throw new Error('usage: profile-summary DIR|FILE... [--top N]');
   for (const root of args) {
     for (const file of files(root)) {
-      const s = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, last);
+      const s = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, last, until);
       const pct = (ms: number) => `${((100 * ms) / s.totalMs).toFixed(1).padStart(5)}%`;
       const label = relative(root, file).split('/')[0] || basename(file);
       process.stdout.write(`\n${label} (${file}): ${s.totalMs.toFixed(0)} ms of CPU (samples, idle and "(program)" excluded)\n`);

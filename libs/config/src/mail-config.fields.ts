@@ -74,10 +74,11 @@ export const mailFields = {
   TRACKING_RECORD_WAIT_MS: int(0, 10_000).default(250),
   /**
    * While an api process is saturated (answering a burst of hits), its recorder of the tracking
-   * stream pauses a second between transactions and catches up once the burst has passed, for at
-   * most this long since it last had nothing waiting; 0: it always records at full pace.
+   * stream records nothing and catches up once the burst has passed, for at most this long since
+   * it last had nothing waiting; 0: it always records at full pace. At most 25 s: a hit's message
+   * must be acked within the stream's 30 s ack wait.
    */
-  TRACKING_RECORD_DEFER_MS: int(0, 120_000).default(20_000),
+  TRACKING_RECORD_DEFER_MS: int(0, 25_000).default(20_000),
 
   /** Delay before each webhook attempt (seconds), the first usually 0; its length is the number of attempts. */
   WEBHOOK_RETRY_SCHEDULE: secondsList.default([0, 5, 300, 1800, 7200, 18000, 36000, 36000]),

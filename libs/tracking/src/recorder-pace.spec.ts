@@ -33,6 +33,28 @@ describe('RecorderPace', () => {
     expect(pace.pauseMs(true)).toBe(50);
   });
 
+  it('waits while the process stays saturated, and records once it is not (or the deferral has run out)', async () => {
+    // Saturated at the first three looks, then quiet: three busy pauses, then the short one.
+    let looks = 0;
+    const utilization = ((current?: EventLoopUtilization, last?: EventLoopUtilization) =>
+      current && last
+        ? { idle: 0, active: 1, utilization: looks++ < 3 ? 1 : 0.1 }
+        : { idle: 0, active: 0, utilization: 0 }) as typeof performance.eventLoopUtilization;
+    const quick = { lingerMs: 5, busyLingerMs: 40, maxDeferMs: 60_000 };
+    const started = performance.now();
+    await new RecorderPace(quick, utilization).wait(() => true);
+    expect(looks).toBe(4);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(3 * 40 + 5 - 2);
+
+    // Always saturated: it stops deferring once maxDeferMs has passed since it last caught up.
+    const saturated = ((current?: EventLoopUtilization, last?: EventLoopUtilization) =>
+      current && last ? { idle: 0, active: 1, utilization: 1 } : { idle: 0, active: 0, utilization: 0 }) as typeof performance.eventLoopUtilization;
+    const pace = new RecorderPace({ ...quick, maxDeferMs: 100 }, saturated);
+    const since = performance.now();
+    await pace.wait(() => true);
+    expect(performance.now() - since).toBeGreaterThanOrEqual(100);
+  });
+
   it('never defers when maxDeferMs is 0', () => {
     const pace = new RecorderPace({ ...options, maxDeferMs: 0 });
     spin(30);

@@ -34,10 +34,27 @@ export class RecorderPace {
 
   /** The pause after a transaction; `backlog`: whether hits were left waiting for the next one. */
   pauseMs(backlog: boolean, now = Date.now()): number {
+    return this.defers(backlog, now) ? this.options.busyLingerMs : this.options.lingerMs;
+  }
+
+  /**
+   * Waits out the pause after a transaction, and goes on waiting while the process stays
+   * saturated (for at most maxDeferMs since it last caught up): a burst is left on the stream
+   * whole, instead of a transaction's worth of it recorded after each busy pause.
+   */
+  async wait(backlog: () => boolean): Promise<void> {
+    for (let deferring = true; deferring; ) {
+      deferring = this.defers(backlog(), Date.now());
+      await new Promise((resolve) => setTimeout(resolve, deferring ? this.options.busyLingerMs : this.options.lingerMs));
+    }
+  }
+
+  /** Whether to defer now: the event loop saturated since the last look, within maxDeferMs of catching up. */
+  private defers(backlog: boolean, now: number): boolean {
     const current = this.utilization();
     const busy = this.utilization(current, this.last).utilization >= SATURATED;
     this.last = current;
     if (!backlog) this.caughtUpAt = now;
-    return busy && now - this.caughtUpAt < this.options.maxDeferMs ? this.options.busyLingerMs : this.options.lingerMs;
+    return busy && now - this.caughtUpAt < this.options.maxDeferMs;
   }
 }

@@ -16,9 +16,9 @@ const MAX_DIRECT_HITS = 1024;
  */
 export const RECORD_LINGER_MS = 50;
 /**
- * The pause while the process is saturated (RecorderPace), up to TRACKING_RECORD_DEFER_MS: a
- * message waits at most a few of these in this process (MAX_MESSAGES of the consumer's 1,024 at a
- * time), far within the stream's 30 s ack wait.
+ * How often the recorder looks again while the process is saturated (RecorderPace): it records
+ * nothing until the saturation ends or TRACKING_RECORD_DEFER_MS has passed since it last caught
+ * up, so a message waits at most that long plus a transaction, within the stream's 30 s ack wait.
  */
 const BUSY_LINGER_MS = 1000;
 
@@ -51,7 +51,7 @@ export class TrackingRecorder {
   ) {
     this.pace = new RecorderPace({ lingerMs: RECORD_LINGER_MS, busyLingerMs: BUSY_LINGER_MS, maxDeferMs: config.TRACKING_RECORD_DEFER_MS });
     this.writer = new GroupCommit({ maxInFlight: 1, maxItems: MAX_MESSAGES }, (batches) =>
-      this.recordMany(batches).finally(() => new Promise((resolve) => setTimeout(resolve, this.pace.pauseMs(this.writer.waiting > 0)))),
+      this.recordMany(batches).finally(() => this.pace.wait(() => this.writer.waiting > 0)),
     );
     this.direct = new GroupCommit({ maxInFlight: 1, maxItems: MAX_DIRECT_HITS }, (hits) => this.recordThroughOutbox(hits));
   }
