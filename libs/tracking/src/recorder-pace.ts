@@ -43,7 +43,7 @@ export class RecorderPace {
    * whole, instead of a transaction's worth of it recorded after each busy pause.
    */
   async wait(backlog: () => boolean): Promise<void> {
-    for (let deferring = true; deferring; ) {
+    for (let deferring = true; deferring;) {
       deferring = this.defers(backlog(), Date.now());
       await new Promise((resolve) => setTimeout(resolve, deferring ? this.options.busyLingerMs : this.options.lingerMs));
     }

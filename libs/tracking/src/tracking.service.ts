@@ -59,6 +59,7 @@ export class TrackingService implements OnModuleDestroy {
   private readonly pending = new Set<Promise<void>>();
   private lastFallbackLog = 0;
   private readonly hits;
+  private readonly hitSeries = new Map<string, { inc(): void }>();
   private readonly dropped;
   private readonly unconfirmed;
 
@@ -93,7 +94,7 @@ export class TrackingService implements OnModuleDestroy {
   async hit(kind: TrackingKind, token: string, request: HitRequest): Promise<Hit | null> {
     const claims = this.keys.verify(kind, token);
     if (!claims || (claims.kind === 'click' && !/^https?:\/\//i.test(claims.url))) {
-      this.hits.inc({ kind, outcome: 'not_found' });
+      this.hitCounter(kind, 'not_found').inc();
       return null;
     }
     const location = claims.kind === 'click' ? claims.url : null;
@@ -106,7 +107,7 @@ export class TrackingService implements OnModuleDestroy {
       kind,
       sinceDeliveryMs: at.getTime() - claims.signedAt.getTime(),
     });
-    this.hits.inc({ kind, outcome: reason ? 'machine' : 'human' });
+    this.hitCounter(kind, reason ? 'machine' : 'human').inc();
     const durable = this.handOver({
       id: newId(),
       kind,
@@ -136,19 +137,28 @@ export class TrackingService implements OnModuleDestroy {
       this.logger.warn(`tracking hit of email ${hit.emailId} dropped: ${MAX_PENDING} hits are waiting to be recorded`);
       return Promise.resolve();
     }
-    const work: Promise<void> = this.queue
-      .submit(hit)
-      .catch((error: unknown) => {
+    // One reaction per outcome (not a catch, then a finally): this runs for every open and click.
+    const work: Promise<void> = this.queue.submit(hit).then(
+      () => void this.pending.delete(work),
+      (error: unknown) => {
         // Once per outage rather than once per hit.
         if (Date.now() - this.lastFallbackLog > 10_000) {
           this.lastFallbackLog = Date.now();
           this.logger.warn(`tracking hits not queued (${(error as Error).message}): recording them in Postgres directly`);
         }
-        return this.recordDirectly(hit);
-      })
-      .finally(() => this.pending.delete(work));
+        return this.recordDirectly(hit).finally(() => this.pending.delete(work));
+      },
+    );
     this.pending.add(work);
     return work;
+  }
+
+  /** The hits counter's series of a kind and outcome, bound once: labelling on every hit costs a hash of the labels. */
+  private hitCounter(kind: TrackingKind, outcome: 'human' | 'machine' | 'not_found'): { inc(): void } {
+    const key = `${kind}:${outcome}`;
+    let series = this.hitSeries.get(key);
+    if (!series) this.hitSeries.set(key, (series = this.hits.labels({ kind, outcome })));
+    return series;
   }
 
   private async publish(hits: EngagementHit[]): Promise<void[]> {
