@@ -34,7 +34,11 @@ export class RecorderPace {
 
   /** The pause after a transaction; `backlog`: whether hits were left waiting for the next one. */
   pauseMs(backlog: boolean, now = Date.now()): number {
-    return this.defers(backlog, now) ? this.options.busyLingerMs : this.options.lingerMs;
+    const current = this.utilization();
+    const busy = this.utilization(current, this.last).utilization >= SATURATED;
+    this.last = current;
+    if (!backlog) this.caughtUpAt = now;
+    return busy && now - this.caughtUpAt < this.options.maxDeferMs ? this.options.busyLingerMs : this.options.lingerMs;
   }
 
   /**
@@ -43,18 +47,10 @@ export class RecorderPace {
    * whole, instead of a transaction's worth of it recorded after each busy pause.
    */
   async wait(backlog: () => boolean): Promise<void> {
-    for (let deferring = true; deferring;) {
-      deferring = this.defers(backlog(), Date.now());
-      await new Promise((resolve) => setTimeout(resolve, deferring ? this.options.busyLingerMs : this.options.lingerMs));
+    for (;;) {
+      const ms = this.pauseMs(backlog());
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      if (ms === this.options.lingerMs) return;
     }
-  }
-
-  /** Whether to defer now: the event loop saturated since the last look, within maxDeferMs of catching up. */
-  private defers(backlog: boolean, now: number): boolean {
-    const current = this.utilization();
-    const busy = this.utilization(current, this.last).utilization >= SATURATED;
-    this.last = current;
-    if (!backlog) this.caughtUpAt = now;
-    return busy && now - this.caughtUpAt < this.options.maxDeferMs;
   }
 }
