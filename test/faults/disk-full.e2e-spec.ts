@@ -80,6 +80,7 @@ describe('fault 10: a full disk under Postgres, then under NATS', () => {
       0,
     );
     const answered500 = load.statuses[500] ?? 0;
+    expect(world.ended()).toEqual([]);
     expect({ answered500, errorLogs: answered500 ? api.errorLogs().slice(0, 3) : [] }).toEqual({ answered500: 0, errorLogs: [] });
     expect(load.statuses[503] ?? 0).toBeGreaterThan(0);
     expect(await keyMismatches(world, team.id, load)).toEqual([]);
@@ -120,6 +121,7 @@ describe('fault 10: a full disk under Postgres, then under NATS', () => {
       0,
     );
     const answered500 = load.statuses[500] ?? 0;
+    expect(world.ended()).toEqual([]);
     expect({ answered500, errorLogs: answered500 ? api.errorLogs().slice(0, 3) : [] }).toEqual({ answered500: 0, errorLogs: [] });
     // Postgres, not the broker, is where an accepted email is durable: the API keeps accepting.
     expect(whileFull).toBeGreaterThan(0);

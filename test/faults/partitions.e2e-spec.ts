@@ -69,6 +69,7 @@ describe('fault 5: API partitions', () => {
         ledger,
         0,
       );
+      expect(world.ended()).toEqual([]);
       // A request the partition broke is answered 503 with Retry-After (the client retries), never a 500.
       expect(load.statuses[500] ?? 0).toBe(0);
       expect(await keyMismatches(world, team.id, load)).toEqual([]);

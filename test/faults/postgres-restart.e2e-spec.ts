@@ -64,6 +64,8 @@ describe('fault 15: Postgres killed mid-transaction and restarted under load', (
       ledger,
       claimedAtKill,
     );
+    // A service fault must not end a role: a crash would show below only as mail not delivered.
+    expect(world.ended()).toEqual([]);
     expect(before).toBeGreaterThan(0);
     // Never a 500: a statement on a transaction whose connection died is a 503 too (it was a 500
     // until QueryRunnerProviderAlreadyReleasedError was recognised as Postgres being unreachable).

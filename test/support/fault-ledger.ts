@@ -100,9 +100,13 @@ export async function countLedger({ db, accepted, sinks, webhooks }: LedgerInput
       `SELECT id, type, email_id FROM email_events WHERE email_id = ANY($1::uuid[]) AND type = ANY($2::text[])`,
       [ids, EMAIL_EVENTS],
     );
-    const messages = await db.query<{ id: string; event_id: string }>(`SELECT id, event_id FROM webhook_messages WHERE team_id = $1`, [
-      webhooks.teamId,
-    ]);
+    const messages = await db.query<{ id: string; event_id: string; status: string; attempts: number; due_in_ms: number }>(
+      `SELECT id, event_id, status, attempts, round(extract(epoch FROM next_attempt_at - now()) * 1000)::int AS due_in_ms
+         FROM webhook_messages WHERE team_id = $1`,
+      [webhooks.teamId],
+    );
+    // Where a missing event's delivery stands: no message (never fanned out), or its message's state.
+    const messageOf = new Map(messages.rows.map((m) => [m.event_id, { status: m.status, attempts: m.attempts, dueInMs: m.due_in_ms }]));
     const eventOf = new Map(messages.rows.map((m) => [m.id, m.event_id]));
     const seen = new Map<string, number>();
     // A delivery the receiver refused (a scenario's 5xx) is retried: only the accepted ones count.
@@ -112,7 +116,7 @@ export async function countLedger({ db, accepted, sinks, webhooks }: LedgerInput
       seen.set(event, (seen.get(event) ?? 0) + 1);
     }
     webhookEvents = events.rows.length;
-    for (const event of events.rows) if (!seen.has(event.id)) webhookMissing.push(event);
+    for (const event of events.rows) if (!seen.has(event.id)) webhookMissing.push({ ...event, message: messageOf.get(event.id) ?? null });
     for (const [event, n] of seen) if (n > 1) webhookDuplicated[event] = n;
   }
 

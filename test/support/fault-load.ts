@@ -10,6 +10,8 @@ export interface KeyedSend {
   id?: string;
   /** When the attempt that got the 200 started. */
   answeredAttemptAt?: number;
+  /** Every attempt's answer, `status name` (0: none), with ms since the key's first attempt: a mismatch's history. */
+  attempts: string[];
 }
 
 export interface KeyedLoad {
@@ -43,13 +45,15 @@ export function keyedLoad(
   let sequence = 0;
   const client = async () => {
     while (running) {
-      const send: KeyedSend = { key: randomUUID(), to: to(sequence++) };
+      const send: KeyedSend = { key: randomUUID(), to: to(sequence++), attempts: [] };
+      const firstAt = Date.now();
       sends.push(send);
       const body = { from: team.from, to: send.to, subject: send.key, text: 'once' };
       while (Date.now() < giveUpAt) {
         const startedAt = Date.now();
         const reply = await world.call(team.token, 'POST', '/emails', body, { 'idempotency-key': send.key }, options.timeoutMs ?? 5_000);
         statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
+        send.attempts.push(`${startedAt - firstAt}ms ${reply.status}${reply.body?.name ? ` ${reply.body.name}` : ''}`);
         if (reply.status === 200) {
           send.id = reply.body.id;
           send.answeredAttemptAt = startedAt;
@@ -101,11 +105,28 @@ export async function keyMismatches(world: FaultWorld, teamId: string, load: Key
     const row = stored.get(send.key);
     if (!send.id && !row) continue;
     if (!send.id || !row || row.ids.length !== 1 || row.ids[0] !== send.id)
-      wrong.push({ key: send.key, answered: send.id ?? null, stored: row?.ids ?? [] });
+      wrong.push({ key: send.key, answered: send.id ?? null, stored: row?.ids ?? [], attempts: summarize(send.attempts) });
   }
   const known = new Set(load.sends.map((s) => s.key));
   for (const key of stored.keys()) if (!known.has(key)) wrong.push({ key, stored: stored.get(key)!.ids, answered: 'never sent' });
   return wrong;
+}
+
+/** Runs of equal answers folded (`+N like it`), so a key retried for 30 s reads in a few lines. */
+function summarize(attempts: string[]): string[] {
+  const out: string[] = [];
+  let run = 0;
+  for (let i = 0; i < attempts.length; i++) {
+    const answer = attempts[i].replace(/^\d+ms /, '');
+    const next = attempts[i + 1]?.replace(/^\d+ms /, '');
+    if (run === 0) out.push(attempts[i]);
+    if (next === answer) run++;
+    else {
+      if (run > 0) out.push(`+${run} like it, the last at ${attempts[i].split(' ')[0]}`);
+      run = 0;
+    }
+  }
+  return out;
 }
 
 /** Sends one email per address in batches; returns what was answered 200 (id → recipients). */

@@ -67,6 +67,8 @@ export interface RoleProcess {
 export class FaultWorld {
   readonly sinks: (MxSink | ScriptedMx)[] = [];
   readonly roles: { stop(signal?: NodeJS.Signals): Promise<unknown> }[] = [];
+  /** Every role process started, by role, for `crashed()`. */
+  private readonly started: { role: FaultRole; child: ChildProcess; stderr(): string }[] = [];
   private readonly closers: (() => Promise<unknown>)[] = [];
   private nextHost = 0;
 
@@ -126,6 +128,7 @@ export class FaultWorld {
   async api(extra: Record<string, string> = {}): Promise<ApiProcess> {
     const api = await startApiProcess(this.env('api', extra), this.apiPort, READY_TIMEOUT_MS);
     this.roles.push(api);
+    this.started.push({ role: 'api', ...api });
     return api;
   }
 
@@ -133,6 +136,7 @@ export class FaultWorld {
   async extraApi(extra: Record<string, string> = {}): Promise<ApiProcess> {
     const api = await startApiProcess(this.env('api', extra), undefined, READY_TIMEOUT_MS);
     this.roles.push(api);
+    this.started.push({ role: 'api', ...api });
     return api;
   }
 
@@ -143,6 +147,7 @@ export class FaultWorld {
   async worker(extra: Record<string, string> = {}, options: { waitReady?: boolean } = {}): Promise<WorkerProcess> {
     const worker = await startWorkerProcess(this.env('worker', extra), { readyTimeoutMs: READY_TIMEOUT_MS, ...options });
     this.roles.push(worker);
+    this.started.push({ role: 'worker', ...worker });
     return worker;
   }
 
@@ -154,6 +159,7 @@ export class FaultWorld {
   async role(name: Exclude<FaultRole, 'api'>, extra: Record<string, string> = {}, options: { openFiles?: number } = {}): Promise<WorkerProcess> {
     const role = await startWorkerProcess(this.env(name, extra), { role: name, readyTimeoutMs: READY_TIMEOUT_MS, ...options });
     this.roles.push(role);
+    this.started.push({ role: name, ...role });
     return role;
   }
 
@@ -211,6 +217,21 @@ export class FaultWorld {
       RoleProcess,
     ];
     return { team, api, worker, webhooks };
+  }
+
+  /**
+   * The role processes that have ended, each with how and its stderr's last lines: for a scenario
+   * that faults a service, never a role, any ended role crashed (an unhandled error, say). Without
+   * it a crash shows only as mail not delivered or a client's retries giving up.
+   */
+  ended(): { role: FaultRole; exit: string; stderr: string }[] {
+    return this.started
+      .filter(({ child }) => child.exitCode !== null || child.signalCode !== null)
+      .map(({ role, child, stderr }) => ({
+        role,
+        exit: String(child.exitCode ?? child.signalCode),
+        stderr: stderr().split('\n').slice(0, 12).join('\n'),
+      }));
   }
 
   /** Registers what must stop at close() even when the scenario failed half-way (a client load). */

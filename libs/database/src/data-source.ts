@@ -23,8 +23,24 @@ export function dataSourceOptions(config: DatabaseConfig, entities: DataSourceOp
       options: `-c search_path=${config.DATABASE_SCHEMA}`,
       application_name: `herald-${config.HERALD_REGION}`,
       connectionTimeoutMillis: 5000,
+      onConnect: guardConnection,
     },
   };
+}
+
+/**
+ * Gives a new pooled Postgres connection an `error` listener for its whole life (pg-pool's
+ * `onConnect`). pg-pool removes its own listener when it hands a connection out, and TypeORM adds
+ * its own a microtask later; an error emitted between the two had no listener and ended the
+ * process. That happens when Postgres dies under load: a backend's FATAL "terminating connection
+ * due to unexpected postmaster exit" arrives in the same read as the ReadyForQuery that completed
+ * the connect, and is parsed before any microtask runs (fault scenario 15 lost a role this way,
+ * the API in one run, the worker or webhooks in others). The connection is marked unqueryable
+ * either way: its next statement fails as Postgres unreachable, and the pool drops it on release.
+ * The listener logs nothing: the pool's and the query runner's listeners report what they see.
+ */
+export function guardConnection(connection: { on(event: 'error', listener: (error: Error) => void): unknown }): void {
+  connection.on('error', () => undefined);
 }
 
 /** Any constant: every process migrating one database takes the same lock. */

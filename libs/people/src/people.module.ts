@@ -1,6 +1,7 @@
 import { Inject, Logger, Module, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AccountsModule } from '@herald/accounts';
+import { guardConnection } from '@herald/database';
 import { DomainsModule } from '@herald/domains';
 import { EmailsModule } from '@herald/emails';
 import { AuditLogRepository } from './audit-log.repository';
@@ -22,6 +23,7 @@ const authDatabase = {
       max: 5,
       options: `-c search_path=${config.DATABASE_SCHEMA}`,
       application_name: 'herald-auth',
+      onConnect: guardConnection,
     });
     // An idle connection that Postgres drops (a restart, a failover) is reported here; without a
     // listener the 'error' event would end the process. The pool replaces the connection on next use.
