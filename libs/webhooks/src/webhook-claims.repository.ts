@@ -26,6 +26,21 @@ interface ClaimedRow {
   was_due: string;
 }
 
+/**
+ * The claim committed but what follows it failed (Postgres went away between the two
+ * statements): the messages are leased and nobody will send them. The caller hands them back
+ * (`releaseClaims`) once Postgres answers, so they are not hidden until their lease ends.
+ */
+export class StrandedClaimsError extends Error {
+  constructor(
+    readonly ids: string[],
+    cause: unknown,
+  ) {
+    super(`${ids.length} webhook message(s) claimed but not read: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'StrandedClaimsError';
+  }
+}
+
 /** No webhook's id (ids are UUIDs of version 4 or 7): where the walk of the webhooks with messages starts. */
 const BEFORE_EVERY_WEBHOOK = '00000000-0000-0000-0000-000000000000';
 
@@ -61,7 +76,8 @@ export class WebhookClaimsRepository {
    * WebhookTargetsRepository): the messages of enabled ones are answered with their endpoint and
    * secrets, and those of a webhook disabled or deleted meanwhile are handed back as they were
    * (`stopped` names their webhooks, for the next claims to skip). A failure after the claim
-   * leaves what it took to come due when the lease ends, as a crashed dispatcher's claims do.
+   * throws StrandedClaimsError naming what it took, for the caller to hand back; a crashed
+   * dispatcher's claims come due when the lease ends.
    */
   async claimDue(
     limit: number,
@@ -115,9 +131,18 @@ export class WebhookClaimsRepository {
       );
     });
     if (!rows.length) return { due: [], stopped: [] };
-    const targets = await this.webhooks.targetsOf([...new Set(rows.map((r) => r.webhook_id))]);
-    const unsent = rows.filter((r) => !targets.has(r.webhook_id));
-    if (unsent.length) await this.handBack(unsent);
+    let targets: Awaited<ReturnType<WebhookTargetsRepository['targetsOf']>>;
+    let unsent: ClaimedRow[];
+    try {
+      targets = await this.webhooks.targetsOf([...new Set(rows.map((r) => r.webhook_id))]);
+      unsent = rows.filter((r) => !targets.has(r.webhook_id));
+      if (unsent.length) await this.handBack(unsent);
+    } catch (error) {
+      throw new StrandedClaimsError(
+        rows.map((r) => r.id),
+        error,
+      );
+    }
     const due: DueMessage[] = [];
     for (const r of rows) {
       const target = targets.get(r.webhook_id);

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { GroupCommit, PeriodicJob, heraldClock } from '@herald/core';
+import { isPostgresUnreachable } from '@herald/database';
 import { performance } from 'node:perf_hooks';
 import { capacitySignal } from './adaptive-concurrency';
 import { type AddressAllowList, addressAllowList } from './endpoint-address';
@@ -10,7 +11,7 @@ import {
   WEBHOOK_DISPATCH_OPTIONS,
   WebhookDispatchOptions,
 } from './webhook-dispatch.options';
-import { WebhookClaimsRepository } from './webhook-claims.repository';
+import { StrandedClaimsError, WebhookClaimsRepository } from './webhook-claims.repository';
 import { WebhookFanOutService } from './webhook-fan-out.service';
 import { DEFAULT_ENDPOINT_CONNECTIONS, EndpointConnections, HttpAttemptResult, postWebhook } from './webhook-http.client';
 import { AttemptOutcome, DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
@@ -70,6 +71,8 @@ const LIMIT_SWEEP_MS = 10_000;
  */
 const DISCOVER_MS = 1_000;
 const DISCOVER_MAX = 1_000;
+/** The longest an outcome's recording is retried while Postgres cannot be reached (at most half the lease). */
+const RECORD_RETRY_MS = 60_000;
 
 /**
  * Polls due webhook messages and POSTs them, concurrently: at most `globalConcurrency` claimed
@@ -105,6 +108,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private stopped = new Set<string>();
   /** Claims being handed back after a cut. */
   private readonly releasing = new Set<Promise<void>>();
+  /** Messages a claim took whose reading failed (StrandedClaimsError): handed back by the next poll. */
+  private stranded: string[] = [];
   private queued = 0;
   private readonly queueRounds: number;
   private readonly job: PeriodicJob;
@@ -182,7 +187,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     const { floorQuota, busy, own } = this.limits.claimShape(held, this.discovered);
     this.discovered = [];
     const live = own.filter((webhookId) => !this.stopped.has(webhookId));
-    const { due, stopped } = await this.claims.claimDue(free, this.options.leaseMs, floorQuota, busy, live, [...this.stopped]);
+    if (this.stranded.length > 0) {
+      await this.claims.releaseClaims(this.stranded);
+      this.stranded = [];
+    }
+    const { due, stopped } = await this.claims
+      .claimDue(free, this.options.leaseMs, floorQuota, busy, live, [...this.stopped])
+      .catch((error: unknown) => {
+        if (!(error instanceof StrandedClaimsError)) throw error;
+        // Hidden until their lease ends (minutes) otherwise; Postgres went away between two statements.
+        this.stranded.push(...error.ids);
+        throw error.cause;
+      });
     stopped.forEach((webhookId) => this.stopped.add(webhookId));
     if (this.job.isStopped) {
       await this.claims.releaseClaims(due.map((m) => m.id));
@@ -290,7 +306,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     answered();
     const attempt = message.attempts + 1;
     const settlement = settle(result, attempt, this.options, heraldClock.now());
-    await this.outcomes.submit({
+    await this.record({
       message,
       attempt: {
         messageId: message.id,
@@ -303,5 +319,24 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       },
       settlement,
     });
+  }
+
+  /**
+   * Records an attempt's outcome, retrying while Postgres cannot be reached (a restart, a
+   * failover): the endpoint has had the message, and an outcome left unrecorded sends it again
+   * once its lease ends. Gives up after RECORD_RETRY_MS, at most half the lease (the lease then
+   * decides), or when the dispatcher stops.
+   */
+  private async record(outcome: AttemptOutcome): Promise<void> {
+    const giveUpAt = performance.now() + Math.min(RECORD_RETRY_MS, this.options.leaseMs / 2);
+    for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 4_000)) {
+      try {
+        await this.outcomes.submit(outcome);
+        return;
+      } catch (error) {
+        if (!isPostgresUnreachable(error) || this.job.isStopped || performance.now() + delayMs > giveUpAt) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
   }
 }
