@@ -134,5 +134,5 @@ describe('a region down: its NATS cluster lost', () => {
           .sort((a, b) => a - b)[5]
           .toFixed(1)} ms, slowest ${slowest.toFixed(1)} ms`,
     );
-  }, 120_000);
+  }, 180_000);
 });
