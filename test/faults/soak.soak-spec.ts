@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startPrivateStack, type MxSink, type PrivateStack } from '@herald/testing';
 import { printLedger, settleLedger } from '../support/fault-ledger';
 import { sendAll } from '../support/fault-load';
@@ -27,7 +29,8 @@ import {
  * attempt; over every email) and the resident memory of every role process at its start and end;
  * it fails on any loss, any duplicate beyond what the faults may cost, any webhook event missing
  * or twice, a drift of the steady state's p99 over 2×, or a role
- * process that lived 10 minutes growing by more than 10%.
+ * process that lived 10 minutes growing by more than 10%. The roles run with their deployment's
+ * NODE_OPTIONS (deployedEnv).
  */
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const FAULT_EVERY_MS = Number(process.env.SOAK_FAULT_EVERY_S ?? 120) * 1000;
@@ -35,6 +38,21 @@ const LOAD_SHARE = Number(process.env.SOAK_LOAD_SHARE ?? 0.6);
 const WINDOW_MS = Number(process.env.SOAK_WINDOW_MINUTES ?? 5) * 60_000;
 /** Only the faults whose names contain one of these (comma-separated), to chase one fault's effect. */
 const ONLY_FAULTS = process.env.SOAK_FAULTS?.split(',').map((part) => part.trim());
+
+/**
+ * The role's NODE_OPTIONS as its Kubernetes deployment sets them (k8s/base/<role>.yaml: V8's heap
+ * ceiling at 75% of the pod's memory limit), so the memory the soak judges is the memory the role
+ * would hold in its pod. Unbounded, V8 sizes its old space for this 24 GiB machine and collects it
+ * lazily: the api's resident memory then followed its heap's high-water mark after a fault (the
+ * diagnosis soak of 2026-11-27). SOAK_NODE_OPTIONS=machine runs them without.
+ */
+function deployedEnv(role: 'api' | 'worker' | 'webhooks'): Record<string, string> {
+  if (process.env.SOAK_NODE_OPTIONS === 'machine') return {};
+  const manifest = readFileSync(join(__dirname, '..', '..', 'k8s', 'base', `${role}.yaml`), 'utf8');
+  const found = /- name: NODE_OPTIONS\s+value: (\S+)/.exec(manifest);
+  if (!found) throw new Error(`k8s/base/${role}.yaml sets no NODE_OPTIONS`);
+  return { NODE_OPTIONS: found[1] };
+}
 /** Clients sending at once at most: past it, the open loop counts the sends it could not start. */
 const MAX_IN_FLIGHT = 64;
 /** How long a process lives before its memory counts as warmed up, and how long it must live to be judged. */
@@ -117,7 +135,15 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     const domains = ['a.soak.test', 'b.soak.test', 'c.soak.test'];
     const sinks: MxSink[] = [];
     for (const domain of domains) sinks.push(await world.sink(domain));
-    const started = await Promise.all([world.team('soak'), world.api(), world.worker(), world.webhooks({ WEBHOOK_RETRY_SCHEDULE })]);
+    const started = await Promise.all([
+      world.team('soak'),
+      world.api(deployedEnv('api')),
+      world.worker(deployedEnv('worker')),
+      world.webhooks({ WEBHOOK_RETRY_SCHEDULE, ...deployedEnv('webhooks') }),
+    ]);
+    console.log(
+      `roles' NODE_OPTIONS: ${JSON.stringify({ api: deployedEnv('api'), worker: deployedEnv('worker'), webhooks: deployedEnv('webhooks') })}`,
+    );
     const team: FaultTeam = started[0];
     const roles: Record<'api' | 'worker' | 'webhooks', { pid: number; stop(signal?: NodeJS.Signals): Promise<unknown> }> = {
       api: { pid: started[1].child.pid!, stop: (s) => started[1].stop(s) },
@@ -198,7 +224,7 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
       (await world.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM email_recipients WHERE status = 'sending'`)).rows[0].n;
     const restart = async (role: 'api' | 'worker') => {
       await roles[role].stop('SIGKILL');
-      const next = role === 'api' ? await world.api() : await world.worker();
+      const next = role === 'api' ? await world.api(deployedEnv('api')) : await world.worker(deployedEnv('worker'));
       roles[role] =
         role === 'api' ? { pid: next.child.pid!, stop: (s) => next.stop(s) } : { pid: (next as { pid: number }).pid, stop: (s) => next.stop(s) };
       track(role, roles[role].pid);
