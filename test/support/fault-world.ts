@@ -67,7 +67,7 @@ export interface RoleProcess {
 export class FaultWorld {
   readonly sinks: (MxSink | ScriptedMx)[] = [];
   readonly roles: { stop(signal?: NodeJS.Signals): Promise<unknown> }[] = [];
-  /** Every role process started, by role, for `crashed()`. */
+  /** Every role process started, by role, for `ended()`. */
   private readonly started: { role: FaultRole; child: ChildProcess; stderr(): string }[] = [];
   private readonly closers: (() => Promise<unknown>)[] = [];
   private nextHost = 0;
@@ -220,7 +220,7 @@ export class FaultWorld {
   }
 
   /**
-   * The role processes that have ended, each with how and its stderr's last lines: for a scenario
+   * The role processes that have ended, each with how and its stderr's first lines: for a scenario
    * that faults a service, never a role, any ended role crashed (an unhandled error, say). Without
    * it a crash shows only as mail not delivered or a client's retries giving up.
    */
