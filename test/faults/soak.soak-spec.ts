@@ -30,7 +30,7 @@ import {
  * it fails on any loss, any duplicate beyond what the faults may cost, any webhook event missing
  * or twice, a drift of the steady state's p99 over 2×, or a role
  * process that lived 10 minutes growing by more than 10%. The roles run with their deployment's
- * NODE_OPTIONS (deployedEnv).
+ * NODE_OPTIONS (DEPLOYED).
  */
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const FAULT_EVERY_MS = Number(process.env.SOAK_FAULT_EVERY_S ?? 120) * 1000;
@@ -53,6 +53,8 @@ function deployedEnv(role: 'api' | 'worker' | 'webhooks'): Record<string, string
   if (!found) throw new Error(`k8s/base/${role}.yaml sets no NODE_OPTIONS`);
   return { NODE_OPTIONS: found[1] };
 }
+/** Each role's deployment environment, read once. */
+const DEPLOYED = { api: deployedEnv('api'), worker: deployedEnv('worker'), webhooks: deployedEnv('webhooks') };
 /** Clients sending at once at most: past it, the open loop counts the sends it could not start. */
 const MAX_IN_FLIGHT = 64;
 /** How long a process lives before its memory counts as warmed up, and how long it must live to be judged. */
@@ -137,13 +139,11 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     for (const domain of domains) sinks.push(await world.sink(domain));
     const started = await Promise.all([
       world.team('soak'),
-      world.api(deployedEnv('api')),
-      world.worker(deployedEnv('worker')),
-      world.webhooks({ WEBHOOK_RETRY_SCHEDULE, ...deployedEnv('webhooks') }),
+      world.api(DEPLOYED.api),
+      world.worker(DEPLOYED.worker),
+      world.webhooks({ WEBHOOK_RETRY_SCHEDULE, ...DEPLOYED.webhooks }),
     ]);
-    console.log(
-      `roles' NODE_OPTIONS: ${JSON.stringify({ api: deployedEnv('api'), worker: deployedEnv('worker'), webhooks: deployedEnv('webhooks') })}`,
-    );
+    console.log(`roles' NODE_OPTIONS: ${JSON.stringify(DEPLOYED)}`);
     const team: FaultTeam = started[0];
     const roles: Record<'api' | 'worker' | 'webhooks', { pid: number; stop(signal?: NodeJS.Signals): Promise<unknown> }> = {
       api: { pid: started[1].child.pid!, stop: (s) => started[1].stop(s) },
@@ -224,7 +224,7 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
       (await world.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM email_recipients WHERE status = 'sending'`)).rows[0].n;
     const restart = async (role: 'api' | 'worker') => {
       await roles[role].stop('SIGKILL');
-      const next = role === 'api' ? await world.api(deployedEnv('api')) : await world.worker(deployedEnv('worker'));
+      const next = role === 'api' ? await world.api(DEPLOYED.api) : await world.worker(DEPLOYED.worker);
       roles[role] =
         role === 'api' ? { pid: next.child.pid!, stop: (s) => next.stop(s) } : { pid: (next as { pid: number }).pid, stop: (s) => next.stop(s) };
       track(role, roles[role].pid);
