@@ -66,6 +66,16 @@ function services(): Map<string, { service: Service; cpu: number }> {
   return found;
 }
 
+/** CPU-seconds of one process so far; null once it is gone. */
+export function processCpuSeconds(pid: number): number | null {
+  return stat(pid)?.[1] ?? null;
+}
+
+/** CPU-seconds of every Postgres, Redis and NATS server process now running, by pid. */
+export function serviceCpuSeconds(): Map<string, { service: 'postgres' | 'redis' | 'nats'; cpu: number }> {
+  return services();
+}
+
 /** Starts measuring; the returned function ends the measurement. */
 export function meterCpu(serverPid: number): () => CpuSplit | null {
   const start = machine();

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { processCpuSeconds, serviceCpuSeconds } from '../bench/cpu-meter';
 
 // The soak's report (test/faults/soak.soak-spec.ts): p99 accept-to-delivered per window, its drift,
 // and each role process's memory growth, computed from what the soak recorded.
@@ -165,4 +167,123 @@ export function memoryGrowth(memory: readonly RoleSample[], warmMs: number, judg
       growth: warm && last && lived >= judgedMs ? Math.round(((last.rssMiB - warm.rssMiB) / warm.rssMiB) * 1000) / 10 : null,
     };
   });
+}
+
+/** The test process's own state over one window: how long its event loop stalled, and its heap. */
+export interface HarnessWindow {
+  window: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+  heapUsedMiB: number;
+  rssMiB: number;
+}
+
+/**
+ * Watches the soak's own process (the load generator, the MX sinks and the webhook receiver all
+ * run in it): a stall of its event loop delays the sinks' answers and the stamping of accepts, so
+ * it shows in accept-to-delivered as if it were Herald's. Read per window beside the p99s, it
+ * tells a drift of the harness from a drift of Herald.
+ */
+export class HarnessMonitor {
+  readonly windows: HarnessWindow[] = [];
+  private readonly delay = monitorEventLoopDelay({ resolution: 10 });
+  private timer: NodeJS.Timeout | null = null;
+
+  start(windowMs: number): void {
+    this.delay.enable();
+    this.timer = setInterval(() => this.close(), windowMs);
+  }
+
+  /** Ends the current window (also the last, partial one) and starts the next. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.close();
+    this.delay.disable();
+  }
+
+  lines(): string[] {
+    return this.windows.map(
+      (w) =>
+        `  window ${w.window}: event-loop delay p99 ${w.delayP99Ms} ms, max ${w.delayMaxMs} ms; heap used ${w.heapUsedMiB} MiB, resident ${w.rssMiB} MiB`,
+    );
+  }
+
+  private close(): void {
+    const memory = process.memoryUsage();
+    this.windows.push({
+      window: this.windows.length,
+      delayP99Ms: Math.round(this.delay.percentile(99) / 1e6),
+      delayMaxMs: Math.round(this.delay.max / 1e6),
+      heapUsedMiB: Math.round(memory.heapUsed / 2 ** 20),
+      rssMiB: Math.round(memory.rss / 2 ** 20),
+    });
+    this.delay.reset();
+  }
+}
+
+/** CPU used in one window, in % of one core, by role (every process of it) and service. */
+export type CpuWindow = { window: number } & Record<string, number>;
+
+/**
+ * CPU by window: each role's processes (a restarted role's new process counts from its start, a
+ * killed one up to its last reading), the Postgres, NATS and Redis servers, and this process. At
+ * a steady offered load, a share that grows from window to window is a cost per email that grows
+ * with time: it says which process a drift of the p99 comes from.
+ */
+export class CpuByWindow {
+  readonly windows: CpuWindow[] = [];
+  private readonly last = new Map<string, { group: string; cpu: number }>();
+  private readonly atWindowStart = new Map<string, number>();
+  private startedAt = performance.now();
+  private self = process.cpuUsage();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly roles: () => readonly { role: string; pid: number }[]) {}
+
+  start(windowMs: number): void {
+    this.sample();
+    for (const [key, { cpu }] of this.last) this.atWindowStart.set(key, cpu);
+    this.startedAt = performance.now();
+    this.self = process.cpuUsage();
+    this.timer = setInterval(() => this.close(), windowMs);
+  }
+
+  /** Ends the last (partial) window. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.close();
+  }
+
+  /** Reads every process; call often enough (the memory sampler's 15 s) that a killed one loses little. */
+  sample(): void {
+    for (const { role, pid } of this.roles()) {
+      const cpu = processCpuSeconds(pid);
+      if (cpu !== null) this.last.set(`role:${pid}`, { group: role, cpu });
+    }
+    for (const [pid, { service, cpu }] of serviceCpuSeconds()) this.last.set(`service:${pid}`, { group: service, cpu });
+  }
+
+  private close(): void {
+    this.sample();
+    const seconds = (performance.now() - this.startedAt) / 1000;
+    const used: Record<string, number> = {};
+    for (const [key, { group, cpu }] of this.last) used[group] = (used[group] ?? 0) + cpu - (this.atWindowStart.get(key) ?? 0);
+    const self = process.cpuUsage(this.self);
+    used.harness = (self.user + self.system) / 1e6;
+    const window: CpuWindow = { window: this.windows.length } as CpuWindow;
+    for (const [group, cpu] of Object.entries(used)) window[group] = Math.round((100 * cpu) / seconds);
+    this.windows.push(window);
+    for (const [key, { cpu }] of this.last) this.atWindowStart.set(key, cpu);
+    this.startedAt = performance.now();
+    this.self = process.cpuUsage();
+  }
+
+  lines(): string[] {
+    return this.windows.map(({ window, ...groups }) => {
+      const parts = Object.entries(groups)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([group, share]) => `${group} ${share}%`);
+      return `  window ${window}: ${parts.join(', ')}`;
+    });
+  }
 }

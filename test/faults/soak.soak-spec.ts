@@ -8,7 +8,9 @@ import { FaultWorld, type FaultTeam } from '../support/fault-world';
 import { waitUntil } from '../support/worker-process';
 import {
   disturbedBy,
+  CpuByWindow,
   driftOf,
+  HarnessMonitor,
   heapOf,
   latencyWindows,
   memoryGrowth,
@@ -136,7 +138,11 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     world = await FaultWorld.start(stack);
     const domains = ['a.soak.test', 'b.soak.test', 'c.soak.test'];
     const sinks: MxSink[] = [];
-    for (const domain of domains) sinks.push(await world.sink(domain));
+    // Envelopes and receipt times at the sinks, ids at the receiver: 30 minutes of messages and
+    // events held whole would grow this process's heap all along, and its collections would
+    // stall the sinks' answers (a drift of the harness, read as Herald's).
+    for (const domain of domains) sinks.push(await world.sink(domain, { keepBody: false }));
+    world.receiver.keepBodies = false;
     const started = await Promise.all([
       world.team('soak'),
       world.api(DEPLOYED.api),
@@ -207,7 +213,9 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
         clients.push(send(s));
       }
     }, 100);
+    const cpu = new CpuByWindow(() => memory);
     const sampler = setInterval(() => {
+      cpu.sample();
       for (const entry of memory) {
         const rss = rssMiB(entry.pid);
         if (rss === null) continue;
@@ -280,6 +288,9 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     };
     const injected: Injection[] = [];
     const loadStart = Date.now();
+    const harness = new HarnessMonitor();
+    harness.start(WINDOW_MS);
+    cpu.start(WINDOW_MS);
     const end = loadStart + MINUTES * 60_000;
     while (Date.now() + FAULT_EVERY_MS / 2 < end) {
       await sleep(Math.min(FAULT_EVERY_MS * (0.5 + Math.random()), Math.max(0, end - Date.now())));
@@ -296,6 +307,8 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
     clearInterval(ticker);
     await Promise.all(clients);
     clearInterval(sampler);
+    harness.stop();
+    cpu.stop();
 
     const accepted = new Map<string, string[]>([...burstAccepted, ...sends.filter((s) => s.id).map((s) => [s.id!, [s.to]] as [string, string[]])]);
     const ledgerInput = { db: world.db, accepted, sinks, webhooks: { receiver: world.receiver, teamId: team.id } };
@@ -349,6 +362,10 @@ describe('soak (scenario 20): keyed load at 60% of capacity with random faults',
         ),
         'memory (MiB) by age, every 2.5 min: resident / V8 heap used / external:',
         ...memorySeries(memory, 150_000),
+        'the test process (load generator, MX sinks, webhook receiver) by window:',
+        ...harness.lines(),
+        `CPU by window, % of one core (roles: all their processes; services: every server process on the machine; harness: this process):`,
+        ...cpu.lines(),
       ].join('\n'),
     );
 
