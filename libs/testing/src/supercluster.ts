@@ -49,6 +49,10 @@ export interface Supercluster {
   stopRegion(region: string): Promise<void>;
   /** Starts a stopped region's nodes again on their ports and data; waits (up to 60 s) until every region's gateways are back and every node follows one meta leader. */
   startRegion(region: string): Promise<void>;
+  /** Kills one node (SIGKILL); its data stays. */
+  stopNode(name: string): Promise<void>;
+  /** Starts a stopped node again on its ports and data; waits (up to 60 s) as startRegion does. */
+  startNode(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -109,6 +113,11 @@ export async function startSupercluster(options: SuperclusterOptions): Promise<S
     await stop();
     throw error;
   }
+  const nodeNamed = (name: string) => {
+    const found = plans.find((p) => p.name === name);
+    if (!found) throw new Error(`no node ${name} in this supercluster`);
+    return found;
+  };
   const inRegion = (region: string) => {
     const found = plans.filter((p) => p.region === region);
     if (!found.length) throw new Error(`no region ${region} in this supercluster`);
@@ -130,6 +139,14 @@ export async function startSupercluster(options: SuperclusterOptions): Promise<S
         children.set(plan.name, child);
       });
       await Promise.all(starting);
+      await waitFormed(plans, options.regions.length, Math.max(timeoutMs, 60_000), { rejoin: true });
+    },
+    stopNode: async (name) => {
+      await killServer(children.get(nodeNamed(name).name) ?? null);
+    },
+    startNode: async (name) => {
+      const plan = nodeNamed(name);
+      children.set(plan.name, await spawnServer('nats-server', ['-c', join(plan.dir, 'nats.conf')], () => monitorAnswers(plan), timeoutMs));
       await waitFormed(plans, options.regions.length, Math.max(timeoutMs, 60_000), { rejoin: true });
     },
     stop,
