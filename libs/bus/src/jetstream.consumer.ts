@@ -34,6 +34,9 @@ const CONSUMER_NOT_FOUND = 10014;
 /** Pause before pulling again after the pull loop failed (consumer deleted, connection closed). */
 const RESTART_DELAY_MS = 1000;
 
+/** How long one pull request lives on the server; also the consumer's back-off after a failed reset. */
+const PULL_EXPIRES_MS = 5_000;
+
 /** Creates the durable consumer, or updates it if its settings changed. Safe from many processes at once. */
 export async function ensureConsumer(jsm: JetStreamManager, options: JetStreamConsumerOptions, maxAckPending: number): Promise<void> {
   const desired: Partial<ConsumerConfig> = {
@@ -129,7 +132,10 @@ export class ConsumerRunner {
       try {
         const consumer = await this.js.consumers.get(stream, durable);
         // The client buffers at most this many; the server's max_ack_pending bounds the rest.
-        this.messages = await consumer.consume({ max_messages: this.maxAckPending });
+        // Pulls expire after PULL_EXPIRES_MS (heartbeats every half of it): when a reconnect finds
+        // the cluster still electing its leaders, the client backs off by that long before it
+        // pulls again, 30 s with the default (the 3-node cluster restart took 42–59 s to settle).
+        this.messages = await consumer.consume({ max_messages: this.maxAckPending, expires: PULL_EXPIRES_MS });
         if (this.stopping) void this.messages.close();
         for await (const m of this.messages) {
           await this.freeSlot();

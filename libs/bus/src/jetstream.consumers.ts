@@ -1,5 +1,6 @@
 import { Logger, OnApplicationBootstrap, Provider, Type } from '@nestjs/common';
 import { JsMsg } from '@nats-io/jetstream';
+import { whileJetStreamForms } from './jetstream-boot';
 import { ConsumerRunner, ensureConsumer, JetStreamConsumerOptions } from './jetstream.consumer';
 import { JetStreamContext } from './jetstream.context';
 import { ACK, decodePayload, DEFAULT_RETRY, RetryPolicy, Settlement, settlementForError } from './jetstream.settlement';
@@ -53,7 +54,11 @@ export class JetStreamConsumers implements OnApplicationBootstrap {
     const runners = await Promise.all(
       this.consumers.map(async ({ options, handler }) => {
         const maxAckPending = options.maxAckPending ?? DEFAULT_MAX_ACK_PENDING;
-        await ensureConsumer(jsm, options, maxAckPending);
+        await whileJetStreamForms(
+          `making the consumer ${options.stream}/${options.durable}`,
+          () => ensureConsumer(jsm, options, maxAckPending),
+          (message, delay) => this.logger.warn(`JetStream is not available yet (${message}); consumer ${options.durable} tries again in ${delay} ms`),
+        );
         const retry = { ...DEFAULT_RETRY, ...options.retry };
         return new ConsumerRunner(options, maxAckPending, js, (m) => this.process(options, retry, handler, m), this.logger);
       }),

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { JetStreamApiError, JetStreamManager, RetentionPolicy, StorageType, StreamConfig, StreamInfo } from '@nats-io/jetstream';
+import { whileJetStreamForms } from './jetstream-boot';
 import { NatsService } from './nats.service';
 import { eventSubjects, eventsStreamName, sendStreamName, sendSubjects, trackingHitsSubject, trackingStreamName } from './subjects';
 import { BUS_CONFIG, BusConfig } from './bus.config';
@@ -11,10 +12,6 @@ const DUPLICATE_WINDOW_NS = 2 * 60 * SECOND_NS;
 const EVENTS_MAX_AGE_NS = 7 * 24 * 3600 * SECOND_NS;
 
 const STREAM_NOT_FOUND = 10059;
-/** "JetStream system temporarily unavailable": the meta group is electing a leader (a cluster just started or lost a server). */
-const CLUSTER_NOT_AVAILABLE = 10008;
-/** How long a role's boot waits for JetStream to elect its leader before it gives up. */
-const LEADER_WAIT_MS = 30_000;
 /** How long a scale waits for a stream's move to its region to finish (small streams move in seconds). */
 const MOVE_WAIT_MS = 30_000;
 
@@ -82,19 +79,14 @@ export class StreamsService implements OnModuleInit {
   }
 
   async ensureStreams(): Promise<void> {
-    const deadline = Date.now() + LEADER_WAIT_MS;
-    for (let delay = 100; ; delay = Math.min(2 * delay, 2_000)) {
-      try {
+    await whileJetStreamForms(
+      'making the streams',
+      async () => {
         const jsm = await this.nats.jetstreamManager();
         await Promise.all(this.desiredStreams().map((desired) => this.ensureStream(jsm, desired)));
-        return;
-      } catch (error) {
-        const electing = error instanceof JetStreamApiError && error.code === CLUSTER_NOT_AVAILABLE;
-        if (!electing || Date.now() + delay > deadline) throw error;
-        this.logger.warn(`JetStream is not available yet (${error.message}); trying again in ${delay} ms`);
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
+      },
+      (message, delay) => this.logger.warn(`JetStream is not available yet (${message}); trying again in ${delay} ms`),
+    );
   }
 
   private async ensureStream(jsm: JetStreamManager, desired: DesiredStream): Promise<void> {
