@@ -56,7 +56,7 @@ function processTree(pid: number): number {
 }
 
 /** CPU-seconds of each service's processes, by pid (so processes that appear later count from zero). */
-function services(): Map<string, { service: Service; cpu: number }> {
+export function services(): Map<string, { service: Service; cpu: number }> {
   const found = new Map<string, { service: Service; cpu: number }>();
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     const s = stat(pid);
@@ -69,11 +69,6 @@ function services(): Map<string, { service: Service; cpu: number }> {
 /** CPU-seconds of one process so far; null once it is gone. */
 export function processCpuSeconds(pid: number): number | null {
   return stat(pid)?.[1] ?? null;
-}
-
-/** CPU-seconds of every Postgres, Redis and NATS server process now running, by pid. */
-export function serviceCpuSeconds(): Map<string, { service: 'postgres' | 'redis' | 'nats'; cpu: number }> {
-  return services();
 }
 
 /** Starts measuring; the returned function ends the measurement. */

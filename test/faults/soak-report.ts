@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { processCpuSeconds, serviceCpuSeconds } from '../bench/cpu-meter';
+import { processCpuSeconds, services } from '../bench/cpu-meter';
 
 // The soak's report (test/faults/soak.soak-spec.ts): p99 accept-to-delivered per window, its drift,
 // and each role process's memory growth, computed from what the soak recorded.
@@ -260,7 +260,7 @@ export class CpuByWindow {
       const cpu = processCpuSeconds(pid);
       if (cpu !== null) this.last.set(`role:${pid}`, { group: role, cpu });
     }
-    for (const [pid, { service, cpu }] of serviceCpuSeconds()) this.last.set(`service:${pid}`, { group: service, cpu });
+    for (const [pid, { service, cpu }] of services()) this.last.set(`service:${pid}`, { group: service, cpu });
   }
 
   private close(): void {

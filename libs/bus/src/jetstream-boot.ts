@@ -1,9 +1,9 @@
 import { JetStreamApiError } from '@nats-io/jetstream';
 
 /** "JetStream system temporarily unavailable": the meta group is electing a leader (a cluster just started or lost a server). */
-export const CLUSTER_NOT_AVAILABLE = 10008;
+const CLUSTER_NOT_AVAILABLE = 10008;
 /** How long a role's boot waits for JetStream to answer its stream and consumer requests before it gives up. */
-export const BOOT_WAIT_MS = 30_000;
+const BOOT_WAIT_MS = 30_000;
 
 /**
  * Whether a JetStream API request failed only because the cluster is busy forming: its meta group
@@ -11,7 +11,7 @@ export const BOOT_WAIT_MS = 30_000;
  * booting roles at once (three roles making twelve R3 streams each on a fresh 3-node cluster timed
  * out their 5 s requests). Stream and consumer requests are idempotent, so asking again is safe.
  */
-export function jetStreamBusy(error: unknown): boolean {
+function jetStreamBusy(error: unknown): boolean {
   if (error instanceof JetStreamApiError && error.code === CLUSTER_NOT_AVAILABLE) return true;
   return error instanceof Error && error.name === 'TimeoutError';
 }

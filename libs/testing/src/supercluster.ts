@@ -72,6 +72,12 @@ export async function startSupercluster(options: SuperclusterOptions): Promise<S
   const children = new Map<string, ChildProcess>();
   const proxies: TcpProxy[] = [];
   const timeoutMs = options.timeoutMs ?? 30_000;
+  /** Starts a node from its rendered configuration, on its ports and data. */
+  const spawnNode = async (plan: NodePlan) => {
+    children.set(plan.name, await spawnServer('nats-server', ['-c', join(plan.dir, 'nats.conf')], () => monitorAnswers(plan), timeoutMs));
+  };
+  /** After a restart: every region's gateways back and every node following one meta leader. */
+  const rejoined = () => waitFormed(plans, options.regions.length, Math.max(timeoutMs, 60_000), { rejoin: true });
   const stop = async () => {
     await Promise.all([...children.values()].map((child) => killServer(child)));
     await Promise.all(proxies.map((proxy) => proxy.close()));
@@ -103,9 +109,8 @@ export async function startSupercluster(options: SuperclusterOptions): Promise<S
     // Every node starts before any is waited for: a cluster's nodes only answer once they found each other.
     const starting = plans.map(async (plan) => {
       await mkdir(plan.dir, { recursive: true });
-      const file = join(plan.dir, 'nats.conf');
-      await writeFile(file, renderNode(template, plan, plans));
-      children.set(plan.name, await spawnServer('nats-server', ['-c', file], () => monitorAnswers(plan), timeoutMs));
+      await writeFile(join(plan.dir, 'nats.conf'), renderNode(template, plan, plans));
+      await spawnNode(plan);
     });
     await Promise.all(starting);
     await waitFormed(plans, options.regions.length, timeoutMs);
@@ -134,20 +139,15 @@ export async function startSupercluster(options: SuperclusterOptions): Promise<S
       await Promise.all(inRegion(region).map((plan) => killServer(children.get(plan.name) ?? null)));
     },
     startRegion: async (region) => {
-      const starting = inRegion(region).map(async (plan) => {
-        const child = await spawnServer('nats-server', ['-c', join(plan.dir, 'nats.conf')], () => monitorAnswers(plan), timeoutMs);
-        children.set(plan.name, child);
-      });
-      await Promise.all(starting);
-      await waitFormed(plans, options.regions.length, Math.max(timeoutMs, 60_000), { rejoin: true });
+      await Promise.all(inRegion(region).map(spawnNode));
+      await rejoined();
     },
     stopNode: async (name) => {
       await killServer(children.get(nodeNamed(name).name) ?? null);
     },
     startNode: async (name) => {
-      const plan = nodeNamed(name);
-      children.set(plan.name, await spawnServer('nats-server', ['-c', join(plan.dir, 'nats.conf')], () => monitorAnswers(plan), timeoutMs));
-      await waitFormed(plans, options.regions.length, Math.max(timeoutMs, 60_000), { rejoin: true });
+      await spawnNode(nodeNamed(name));
+      await rejoined();
     },
     stop,
   };
