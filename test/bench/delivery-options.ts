@@ -1,4 +1,5 @@
 // The delivery bench's settings: its command-line options, targets and the names of its world.
+import { deployedNodeOptions } from '@herald/testing';
 import { option } from './bench-options';
 
 export const TARGETS = { deliveredPerSecond: 1_500, p99Ms: 500 };
@@ -28,9 +29,14 @@ export const options = {
   backlog: option('backlog', 50_000),
   destinations: option('destinations', 500),
   profile: process.argv.includes('--profile'),
+  /** Workers without their deployment's NODE_OPTIONS: V8 then sizes its heap for this machine. */
+  machineHeap: process.argv.includes('--machine-heap'),
   keep: process.argv.includes('--keep'),
   save: !process.argv.includes('--no-save'),
 };
+
+/** The workers run as their pod runs them: with the NODE_OPTIONS of k8s/base/worker.yaml (its heap ceiling). */
+export const WORKER_NODE_OPTIONS = options.machineHeap ? null : deployedNodeOptions('worker');
 
 /** Recipient domains: 50 sharing the sinks' MX hosts; in the backlog mode one per destination (its own MX host). */
 export const DOMAINS = options.only === 'backlog' ? options.destinations : 50;

@@ -9,7 +9,7 @@ import { heraldCli, ServerProcess, startHeraldApi, startHeraldRole } from './ben
 import { BenchWorld } from './bench-world';
 import { submitAtOnce, submitPaced, type Submission } from './delivery-load';
 import { analysePhase, meterPhase, type PhaseCpu, type PhaseResult } from './delivery-measure';
-import { domainMx, domainName, DOMAINS, FINAL, options, SENDERS_DURABLE, sinkHost, sinkMx, STALL_MS } from './delivery-options';
+import { domainMx, domainName, DOMAINS, FINAL, options, SENDERS_DURABLE, sinkHost, sinkMx, STALL_MS, WORKER_NODE_OPTIONS } from './delivery-options';
 import { SinkProcess } from './delivery-sinks';
 import { residentMemory } from './process-memory';
 
@@ -74,12 +74,14 @@ export class Bench {
     await this.pg.connect();
     this.nc = await connect({ servers: world.config.NATS_URL });
     this.jsm = await jetstreamManager(this.nc);
-    return { port, command: `node bin/herald.js api + ${options.workers} × node bin/herald.js worker` };
+    const heap = WORKER_NODE_OPTIONS ? `NODE_OPTIONS=${WORKER_NODE_OPTIONS} (its deployment's)` : "V8's defaults for this machine";
+    return { port, command: `node bin/herald.js api + ${options.workers} × node bin/herald.js worker with ${heap}` };
   }
 
   private async startWorkers(): Promise<void> {
     const nodeArgs = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(DIST, '..', 'test', 'bench', 'results', 'profiles')}`] : [];
-    for (let i = 0; i < options.workers; i++) this.workers.push(await startHeraldRole(this.env, 'worker', nodeArgs));
+    const env = WORKER_NODE_OPTIONS ? { ...this.env, NODE_OPTIONS: WORKER_NODE_OPTIONS } : this.env;
+    for (let i = 0; i < options.workers; i++) this.workers.push(await startHeraldRole(env, 'worker', nodeArgs));
   }
 
   /** Waits until the send stream holds `count` more messages than `from`, or stops growing for STALL_MS. */

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { startPrivateStack, type MxSink, type PrivateStack } from '@herald/testing';
+import { deployedNodeOptions, startPrivateStack, type MxSink, type PrivateStack } from '@herald/testing';
 import { printLedger, settleLedger } from '../support/fault-ledger';
 import { sendAll } from '../support/fault-load';
 import { FaultWorld, type FaultTeam } from '../support/fault-world';
@@ -42,18 +40,12 @@ const WINDOW_MS = Number(process.env.SOAK_WINDOW_MINUTES ?? 5) * 60_000;
 const ONLY_FAULTS = process.env.SOAK_FAULTS?.split(',').map((part) => part.trim());
 
 /**
- * The role's NODE_OPTIONS as its Kubernetes deployment sets them (k8s/base/<role>.yaml: V8's heap
- * ceiling at 75% of the pod's memory limit), so the memory the soak judges is the memory the role
- * would hold in its pod. Unbounded, V8 sizes its old space for this 24 GiB machine and collects it
- * lazily: the api's resident memory then followed its heap's high-water mark after a fault (the
- * diagnosis soak of 2026-11-27). SOAK_NODE_OPTIONS=machine runs them without.
+ * The roles run with their deployment's NODE_OPTIONS (deployedNodeOptions): unbounded, the api's
+ * resident memory followed its heap's high-water mark after a fault (the diagnosis soak of
+ * 2026-11-27). SOAK_NODE_OPTIONS=machine runs them without.
  */
 function deployedEnv(role: 'api' | 'worker' | 'webhooks'): Record<string, string> {
-  if (process.env.SOAK_NODE_OPTIONS === 'machine') return {};
-  const manifest = readFileSync(join(__dirname, '..', '..', 'k8s', 'base', `${role}.yaml`), 'utf8');
-  const found = /- name: NODE_OPTIONS\s+value: (\S+)/.exec(manifest);
-  if (!found) throw new Error(`k8s/base/${role}.yaml sets no NODE_OPTIONS`);
-  return { NODE_OPTIONS: found[1] };
+  return process.env.SOAK_NODE_OPTIONS === 'machine' ? {} : { NODE_OPTIONS: deployedNodeOptions(role) };
 }
 /** Each role's deployment environment, read once. */
 const DEPLOYED = { api: deployedEnv('api'), worker: deployedEnv('worker'), webhooks: deployedEnv('webhooks') };

@@ -14,3 +14,4 @@ export * from './reset-socket';
 export * from './scripted-mx';
 export * from './supercluster';
 export * from './small-disk';
+export * from './deployed-node-options';
