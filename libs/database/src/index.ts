@@ -7,3 +7,4 @@ export * from './postgres-unavailable';
 export * from './clock-sync';
 export { migrations } from './migrations';
 export * from './planes';
+export * from './named-statement';

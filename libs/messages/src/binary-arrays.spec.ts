@@ -1,4 +1,4 @@
-import { jsonbArrayParameter, textArrayParameter } from './binary-arrays';
+import { byteaArrayParameter, jsonbArrayParameter, textArrayParameter } from './binary-arrays';
 
 /** The elements of a one-dimensional binary array, as Postgres's array_recv reads them. */
 function decode(buffer: Buffer): { hasNull: number; oid: number; elements: (Buffer | null)[] } {
@@ -36,5 +36,13 @@ describe('binary array parameters', () => {
 
   it('writes an empty array with no dimension', () => {
     expect(decode(textArrayParameter([]))).toEqual({ hasNull: 0, oid: 25, elements: [] });
+    expect(decode(byteaArrayParameter([]))).toEqual({ hasNull: 0, oid: 17, elements: [] });
+  });
+
+  it('writes bytea elements as their bytes, an element in parts as their concatenation', () => {
+    const binary = Buffer.from([0, 255, 13, 10, 0x5c]);
+    const { hasNull, oid, elements } = decode(byteaArrayParameter([binary, [Buffer.from('Subject: a\r\n'), Buffer.alloc(0), binary], []]));
+    expect([oid, hasNull]).toEqual([17, 0]);
+    expect(elements).toEqual([binary, Buffer.concat([Buffer.from('Subject: a\r\n'), binary]), Buffer.alloc(0)]);
   });
 });

@@ -11,6 +11,7 @@
  * Postgres checks the element type the buffer names.
  */
 
+const BYTEA_OID = 17;
 const TEXT_OID = 25;
 const JSONB_OID = 3802;
 /** jsonb's binary form is its text after a version byte. */
@@ -24,6 +25,29 @@ export function textArrayParameter(values: readonly (string | null)[]): Buffer {
 /** A jsonb[] parameter from JSON texts; null elements are NULL. */
 export function jsonbArrayParameter(values: readonly (string | null)[]): Buffer {
   return binaryArray(values, JSONB_OID, true);
+}
+
+/**
+ * A bytea[] parameter (no NULL elements); an element given in parts is their concatenation,
+ * written straight into the parameter.
+ */
+export function byteaArrayParameter(values: readonly (Buffer | readonly Buffer[])[]): Buffer {
+  const elements = values.map((value) => (Buffer.isBuffer(value) ? [value] : value));
+  const lengths = elements.map((parts) => parts.reduce((sum, part) => sum + part.length, 0));
+  const out = Buffer.allocUnsafe(lengths.reduce((sum, length) => sum + 4 + length, values.length ? 20 : 12));
+  out.writeInt32BE(values.length ? 1 : 0, 0); // dimensions
+  out.writeInt32BE(0, 4); // no NULLs
+  out.writeInt32BE(BYTEA_OID, 8);
+  if (!values.length) return out;
+  out.writeInt32BE(values.length, 12);
+  out.writeInt32BE(1, 16);
+  let at = 20;
+  elements.forEach((parts, i) => {
+    out.writeInt32BE(lengths[i]!, at);
+    at += 4;
+    for (const part of parts) at += part.copy(out, at);
+  });
+  return out;
 }
 
 function binaryArray(values: readonly (string | null)[], elementOid: number, jsonb: boolean): Buffer {

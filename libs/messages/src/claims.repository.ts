@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@herald/core';
+import { NamedStatement } from '@herald/database';
 import type {
   ClaimedAttachment,
   ClaimedEmail,
@@ -16,6 +17,83 @@ import { EmailEventsRepository } from './email-events.repository';
 import { toClaimedEmail, toFacts, type ClaimRow, type EmailRow } from './email.row';
 import { fillTemplateBodies } from './template-bodies';
 import { readStoredMimes } from './stored-mime';
+
+/** The delivery path's statements, prepared once per connection (NamedStatement). */
+const SUPPRESSED_RECIPIENTS = NamedStatement.of(
+  'suppressed_recipients',
+  `SELECT u.email_id, u.position, s.origin
+       FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[]) AS u(email_id, position, team_id, address)
+       JOIN suppressions s ON s.team_id = u.team_id AND s.email = lower(u.address)`,
+);
+const CLAIM_RECIPIENTS = NamedStatement.of(
+  'claim_recipients',
+  `UPDATE email_recipients r
+            SET status = 'sending', attempts = r.attempts + 1, claim_token = $3,
+                claimed_until = now() + make_interval(secs => $2), updated_at = now()
+           FROM emails e
+          WHERE r.email_id = ANY($1::uuid[]) AND e.id = r.email_id AND e.last_event <> 'canceled'
+            AND ((r.status IN ('queued', 'deferred') AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now()))
+                 OR (r.status = 'sending' AND r.claimed_until <= now()))
+        RETURNING r.email_id, r.position, r.kind, r.address, r.attempts`,
+);
+const CLAIM_EMAILS = NamedStatement.of(
+  'claim_emails',
+  `UPDATE emails e
+            SET dispatch_count = e.dispatch_count + 1, dispatch_at = now() + make_interval(secs => $2),
+                last_event = CASE WHEN old.before IN ('queued', 'scheduled') THEN 'sent' ELSE e.last_event END,
+                last_event_at = CASE WHEN old.before IN ('queued', 'scheduled') THEN now() ELSE e.last_event_at END
+           FROM (SELECT id, last_event AS before FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE) old
+          WHERE e.id = old.id
+        RETURNING e.id, e.team_id, e.region, e.from_address, e.to_addresses, e.cc_addresses, e.reply_to, e.subject,
+                  e.html, e.text_body, e.template_id, e.template_values, e.headers, e.tags, e.message_id, e.created_at,
+                  greatest(e.created_at, coalesce(e.scheduled_at, e.created_at)) AS due_at, e.dispatch_count, old.before`,
+);
+const CLAIMED_ATTACHMENTS = NamedStatement.of(
+  'claimed_attachments',
+  `SELECT email_id, filename, content_type, content_id, path, content FROM email_attachments
+          WHERE email_id = ANY($1::uuid[]) ORDER BY email_id, position`,
+);
+const RENEW_CLAIMS = NamedStatement.of(
+  'renew_claims',
+  `WITH renewed AS (
+         UPDATE email_recipients SET claimed_until = now() + make_interval(secs => $2)
+          WHERE claim_token = ANY($1::uuid[]) AND status = 'sending'
+         RETURNING email_id
+       )
+       UPDATE emails SET dispatch_at = now() + make_interval(secs => $2)
+        WHERE id IN (SELECT email_id FROM renewed) AND dispatch_at IS NOT NULL`,
+);
+const POSTPONE = NamedStatement.of(
+  'postpone_emails',
+  `UPDATE emails e SET dispatch_at = now() + make_interval(secs => u.delay_ms / 1000.0), dispatch_called = u.called
+         FROM (SELECT id FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE) locked,
+              unnest($1::uuid[], $2::int[], $3::boolean[]) AS u(id, delay_ms, called)
+        WHERE e.id = locked.id AND u.id = e.id AND e.last_event <> 'canceled'
+          AND EXISTS (SELECT 1 FROM email_recipients r WHERE r.email_id = e.id AND r.status IN ('queued', 'deferred', 'sending'))`,
+);
+const RECORD_RECIPIENTS = NamedStatement.of(
+  'record_recipients',
+  `UPDATE email_recipients r
+            SET status = u.status, last_response = u.response, mx = u.mx, next_attempt_at = u.next_attempt_at,
+                claimed_until = NULL, claim_token = NULL, updated_at = now()
+           FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+                AS u(email_id, position, token, status, response, mx, next_attempt_at)
+          WHERE r.email_id = u.email_id AND r.position = u.position AND r.claim_token = u.token
+        RETURNING r.email_id`,
+);
+const SETTLE_EMAILS = NamedStatement.of(
+  'settle_emails',
+  `UPDATE emails e
+          SET dispatch_at = p.pending_at,
+              last_event = CASE WHEN u.last_event IS NOT NULL AND (e.last_event_at IS NULL OR e.last_event_at <= u.at) THEN u.last_event ELSE e.last_event END,
+              last_event_at = CASE WHEN u.last_event IS NOT NULL AND (e.last_event_at IS NULL OR e.last_event_at <= u.at) THEN u.at ELSE e.last_event_at END
+         FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
+         LEFT JOIN LATERAL (
+           SELECT min(CASE r.status WHEN 'deferred' THEN r.next_attempt_at WHEN 'sending' THEN r.claimed_until ELSE now() END) AS pending_at
+             FROM email_recipients r WHERE r.email_id = u.id AND r.status IN ('queued', 'deferred', 'sending')
+         ) p ON true
+        WHERE e.id = u.id`,
+);
 
 interface ClaimedRecipientRow {
   email_id: string;
@@ -37,12 +115,11 @@ async function suppressedRecipients(
 ): Promise<Map<string, NonNullable<ClaimedRecipient['suppressedBy']>>> {
   const asked = rows.filter((r) => teams.has(r.email_id));
   if (!asked.length) return new Map();
-  const found: { email_id: string; position: number; origin: NonNullable<ClaimedRecipient['suppressedBy']> }[] = await m.query(
-    `SELECT u.email_id, u.position, s.origin
-       FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[]) AS u(email_id, position, team_id, address)
-       JOIN suppressions s ON s.team_id = u.team_id AND s.email = lower(u.address)`,
-    [asked.map((r) => r.email_id), asked.map((r) => r.position), asked.map((r) => teams.get(r.email_id)), asked.map((r) => r.address)],
-  );
+  const { rows: found } = await SUPPRESSED_RECIPIENTS.run<{
+    email_id: string;
+    position: number;
+    origin: NonNullable<ClaimedRecipient['suppressedBy']>;
+  }>(m, [asked.map((r) => r.email_id), asked.map((r) => r.position), asked.map((r) => teams.get(r.email_id)), asked.map((r) => r.address)]);
   return new Map(found.map((f) => [`${f.email_id} ${f.position}`, f.origin]));
 }
 
@@ -74,37 +151,11 @@ export class ClaimsRepository {
   ): Promise<{ claimed: Map<string, ClaimedEmail>; events: EmailEventRecord[] }> {
     const token = newId();
     return this.db.transaction(async (m) => {
-      // TypeORM answers an UPDATE with [rows, count].
-      const [rows]: [ClaimedRecipientRow[], number] = await m.query(
-        `UPDATE email_recipients r
-            SET status = 'sending', attempts = r.attempts + 1, claim_token = $3,
-                claimed_until = now() + make_interval(secs => $2), updated_at = now()
-           FROM emails e
-          WHERE r.email_id = ANY($1::uuid[]) AND e.id = r.email_id AND e.last_event <> 'canceled'
-            AND ((r.status IN ('queued', 'deferred') AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now()))
-                 OR (r.status = 'sending' AND r.claimed_until <= now()))
-        RETURNING r.email_id, r.position, r.kind, r.address, r.attempts`,
-        [emailIds, claimSeconds, token],
-      );
+      const { rows } = await CLAIM_RECIPIENTS.run<ClaimedRecipientRow>(m, [emailIds, claimSeconds, token]);
       if (!rows.length) return { claimed: new Map<string, ClaimedEmail>(), events: [] };
       const claimedIds = [...new Set(rows.map((r) => r.email_id))];
-      const [emails]: [ClaimRow[], number] = await m.query(
-        `UPDATE emails e
-            SET dispatch_count = e.dispatch_count + 1, dispatch_at = now() + make_interval(secs => $2),
-                last_event = CASE WHEN old.before IN ('queued', 'scheduled') THEN 'sent' ELSE e.last_event END,
-                last_event_at = CASE WHEN old.before IN ('queued', 'scheduled') THEN now() ELSE e.last_event_at END
-           FROM (SELECT id, last_event AS before FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE) old
-          WHERE e.id = old.id
-        RETURNING e.id, e.team_id, e.region, e.from_address, e.to_addresses, e.cc_addresses, e.reply_to, e.subject,
-                  e.html, e.text_body, e.template_id, e.template_values, e.headers, e.tags, e.message_id, e.created_at,
-                  greatest(e.created_at, coalesce(e.scheduled_at, e.created_at)) AS due_at, e.dispatch_count, old.before`,
-        [claimedIds, claimSeconds],
-      );
-      const attachments: AttachmentRow[] = await m.query(
-        `SELECT email_id, filename, content_type, content_id, path, content FROM email_attachments
-          WHERE email_id = ANY($1::uuid[]) ORDER BY email_id, position`,
-        [claimedIds],
-      );
+      const { rows: emails } = await CLAIM_EMAILS.run<ClaimRow>(m, [claimedIds, claimSeconds]);
+      const { rows: attachments } = await CLAIMED_ATTACHMENTS.run<AttachmentRow>(m, [claimedIds]);
       const mimes = await readStoredMimes(m, claimedIds);
       await fillTemplateBodies(m, emails);
       const suppressed = await suppressedRecipients(m, rows, new Map(emails.map((e) => [e.id, e.team_id])));
@@ -138,16 +189,7 @@ export class ClaimsRepository {
   /** Extends live claims (and their emails' leases); a claim whose outcome is recorded is gone already. */
   async renewClaims(tokens: string[], claimSeconds: number): Promise<void> {
     if (!tokens.length) return;
-    await this.db.query(
-      `WITH renewed AS (
-         UPDATE email_recipients SET claimed_until = now() + make_interval(secs => $2)
-          WHERE claim_token = ANY($1::uuid[]) AND status = 'sending'
-         RETURNING email_id
-       )
-       UPDATE emails SET dispatch_at = now() + make_interval(secs => $2)
-        WHERE id IN (SELECT email_id FROM renewed) AND dispatch_at IS NOT NULL`,
-      [tokens, claimSeconds],
-    );
+    await RENEW_CLAIMS.run(this.db, [tokens, claimSeconds]);
   }
 
   /**
@@ -158,14 +200,7 @@ export class ClaimsRepository {
    */
   async postpone(items: { emailId: string; delayMs: number; called: boolean }[]): Promise<void> {
     if (!items.length) return;
-    await this.db.query(
-      `UPDATE emails e SET dispatch_at = now() + make_interval(secs => u.delay_ms / 1000.0), dispatch_called = u.called
-         FROM (SELECT id FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE) locked,
-              unnest($1::uuid[], $2::int[], $3::boolean[]) AS u(id, delay_ms, called)
-        WHERE e.id = locked.id AND u.id = e.id AND e.last_event <> 'canceled'
-          AND EXISTS (SELECT 1 FROM email_recipients r WHERE r.email_id = e.id AND r.status IN ('queued', 'deferred', 'sending'))`,
-      [items.map((i) => i.emailId), items.map((i) => Math.round(i.delayMs)), items.map((i) => i.called)],
-    );
+    await POSTPONE.run(this.db, [items.map((i) => i.emailId), items.map((i) => Math.round(i.delayMs)), items.map((i) => i.called)]);
   }
 
   /**
@@ -177,24 +212,15 @@ export class ClaimsRepository {
     if (!outcomes.length) return [];
     return this.db.transaction(async (m) => {
       const updates = outcomes.flatMap((o) => o.updates.map((u) => ({ ...u, emailId: o.emailId, token: o.token })));
-      const [applied]: [{ email_id: string }[], number] = await m.query(
-        `UPDATE email_recipients r
-            SET status = u.status, last_response = u.response, mx = u.mx, next_attempt_at = u.next_attempt_at,
-                claimed_until = NULL, claim_token = NULL, updated_at = now()
-           FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
-                AS u(email_id, position, token, status, response, mx, next_attempt_at)
-          WHERE r.email_id = u.email_id AND r.position = u.position AND r.claim_token = u.token
-        RETURNING r.email_id`,
-        [
-          updates.map((u) => u.emailId),
-          updates.map((u) => u.position),
-          updates.map((u) => u.token),
-          updates.map((u) => u.status),
-          updates.map((u) => u.response),
-          updates.map((u) => u.mx),
-          updates.map((u) => u.nextAttemptAt?.toISOString() ?? null),
-        ],
-      );
+      const { rows: applied } = await RECORD_RECIPIENTS.run<{ email_id: string }>(m, [
+        updates.map((u) => u.emailId),
+        updates.map((u) => u.position),
+        updates.map((u) => u.token),
+        updates.map((u) => u.status),
+        updates.map((u) => u.response),
+        updates.map((u) => u.mx),
+        updates.map((u) => u.nextAttemptAt?.toISOString() ?? null),
+      ]);
       const stillOurs = new Set(applied.map((a) => a.email_id));
       const kept = outcomes.filter((o) => stillOurs.has(o.emailId));
       if (!kept.length) return outcomes.map(() => []);
@@ -250,22 +276,10 @@ export class ClaimsRepository {
   private async settleEmails(m: EntityManager, outcomes: EmailOutcome[]): Promise<void> {
     const latest = latestEvents(outcomes.flatMap((o) => o.events));
     const ids = outcomes.map((o) => o.emailId);
-    await m.query(
-      `UPDATE emails e
-          SET dispatch_at = p.pending_at,
-              last_event = CASE WHEN u.last_event IS NOT NULL AND (e.last_event_at IS NULL OR e.last_event_at <= u.at) THEN u.last_event ELSE e.last_event END,
-              last_event_at = CASE WHEN u.last_event IS NOT NULL AND (e.last_event_at IS NULL OR e.last_event_at <= u.at) THEN u.at ELSE e.last_event_at END
-         FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
-         LEFT JOIN LATERAL (
-           SELECT min(CASE r.status WHEN 'deferred' THEN r.next_attempt_at WHEN 'sending' THEN r.claimed_until ELSE now() END) AS pending_at
-             FROM email_recipients r WHERE r.email_id = u.id AND r.status IN ('queued', 'deferred', 'sending')
-         ) p ON true
-        WHERE e.id = u.id`,
-      [
-        ids,
-        ids.map((id) => (latest.get(id) ? lastEventOf(latest.get(id)!.type) : null)),
-        ids.map((id) => latest.get(id)?.createdAt.toISOString() ?? null),
-      ],
-    );
+    await SETTLE_EMAILS.run(m, [
+      ids,
+      ids.map((id) => (latest.get(id) ? lastEventOf(latest.get(id)!.type) : null)),
+      ids.map((id) => latest.get(id)?.createdAt.toISOString() ?? null),
+    ]);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MAX_DOMAIN_HINTS } from '@herald/bus';
 import { addressDomain } from '@herald/core';
+import { NamedStatement } from '@herald/database';
 import type { PublishEntries } from '@herald/outbox';
 
 /** An email the reconciler is to publish, with the generation its command carries (none for a first publish). */
@@ -41,6 +42,9 @@ interface DueRow {
   dispatch_called?: boolean;
 }
 
+/** Outbox rows done with (the send path confirms every request's this way). */
+const DELETE_DISPATCHES = NamedStatement.of('delete_email_dispatches', `DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`);
+
 /**
  * The dispatch state of emails: the dispatch outbox (email_dispatches) and the workers' leases
  * (emails.dispatch_at). The relay's passes hold their rows locked (SKIP LOCKED) while they
@@ -55,7 +59,7 @@ export class DispatchRepository {
     // Narrow outbox rows, gone once published. The reconciler locks rows with SKIP LOCKED and
     // waits for nothing, so this statement cannot deadlock with it; reschedule and cancel touch
     // only scheduled emails' rows, which are never dispatched from here.
-    await this.db.query(`DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`, [ids]);
+    await DELETE_DISPATCHES.run(this.db, [ids]);
   }
 
   /**
@@ -82,7 +86,7 @@ export class DispatchRepository {
       emails.forEach((row, i) => published[i] || left.get(row.dispatch_id)!.push(row.id));
       const done = [...left].filter(([, ids]) => ids.length === 0).map(([id]) => id);
       const partial = [...left].filter(([, ids]) => ids.length > 0);
-      if (done.length) await manager.query(`DELETE FROM email_dispatches WHERE id = ANY($1::uuid[])`, [done]);
+      if (done.length) await DELETE_DISPATCHES.run(manager, [done]);
       for (const [id, ids] of partial) await manager.query(`UPDATE email_dispatches SET email_ids = $2 WHERE id = $1`, [id, ids]);
       return { rows: left.size, published: published.filter(Boolean).length };
     });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PublishEntries } from '@herald/outbox';
+import { NamedStatement } from '@herald/database';
 import { lastEventOf, type EmailEventRecord } from './email-events';
 import { latestEvents } from './latest-events';
 
@@ -28,6 +29,18 @@ const toRecord = (r: EventRow): EmailEventRecord => ({
   createdAt: r.created_at,
 });
 
+const INSERT_EVENTS = NamedStatement.of(
+  'insert_email_events',
+  `INSERT INTO email_events (id, email_id, team_id, region, type, recipients, data, created_at, published_at)
+   SELECT u.id, u.email_id, u.team_id, u.region, u.type, ARRAY(SELECT jsonb_array_elements_text(u.recipients)), u.data, u.created_at,
+          CASE WHEN $9::boolean THEN now() END
+     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])
+          AS u(id, email_id, team_id, region, type, recipients, data, created_at)
+   ON CONFLICT (id) DO NOTHING
+   RETURNING id`,
+);
+const MARK_PUBLISHED = NamedStatement.of('mark_email_events_published', `UPDATE email_events SET published_at = now() WHERE id = ANY($1::uuid[])`);
+
 /**
  * email_events: each email's history (for the dashboard) and the outbox of the events stream.
  * An event's id derives from the fact, so inserting it again is a no-op.
@@ -43,26 +56,17 @@ export class EmailEventsRepository {
    */
   async insert(m: EntityManager, events: EmailEventRecord[], published = false): Promise<EmailEventRecord[]> {
     if (!events.length) return [];
-    const inserted: { id: string }[] = await m.query(
-      `INSERT INTO email_events (id, email_id, team_id, region, type, recipients, data, created_at, published_at)
-       SELECT u.id, u.email_id, u.team_id, u.region, u.type, ARRAY(SELECT jsonb_array_elements_text(u.recipients)), u.data, u.created_at,
-              CASE WHEN $9::boolean THEN now() END
-         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])
-              AS u(id, email_id, team_id, region, type, recipients, data, created_at)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id`,
-      [
-        events.map((e) => e.id),
-        events.map((e) => e.emailId),
-        events.map((e) => e.teamId),
-        events.map((e) => e.region),
-        events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e.recipients)),
-        events.map((e) => JSON.stringify(e.data)),
-        events.map((e) => e.createdAt.toISOString()),
-        published,
-      ],
-    );
+    const { rows: inserted } = await INSERT_EVENTS.run<{ id: string }>(m, [
+      events.map((e) => e.id),
+      events.map((e) => e.emailId),
+      events.map((e) => e.teamId),
+      events.map((e) => e.region),
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.recipients)),
+      events.map((e) => JSON.stringify(e.data)),
+      events.map((e) => e.createdAt.toISOString()),
+      published,
+    ]);
     const fresh = new Set(inserted.map((r) => r.id));
     return events.filter((e) => fresh.has(e.id));
   }
@@ -88,7 +92,7 @@ export class EmailEventsRepository {
 
   /** Marks events as on the stream. */
   async markPublished(ids: string[]): Promise<void> {
-    if (ids.length) await this.db.query(`UPDATE email_events SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+    if (ids.length) await MARK_PUBLISHED.run(this.db, [ids]);
   }
 
   /**
@@ -112,7 +116,7 @@ export class EmailEventsRepository {
       const due = rows.map(toRecord);
       const acked = await publish(due);
       const ids = due.filter((_, i) => acked[i]).map((e) => e.id);
-      if (ids.length) await m.query(`UPDATE email_events SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+      if (ids.length) await MARK_PUBLISHED.run(m, [ids]);
       return { rows: due.length, published: ids.length };
     });
   }

@@ -1,4 +1,4 @@
-import { jsonbArrayParameter, textArrayParameter } from './binary-arrays';
+import { byteaArrayParameter, jsonbArrayParameter, textArrayParameter } from './binary-arrays';
 import type { NewEmail } from './email-record.types';
 import type { TemplateParts } from './email-template';
 
@@ -6,7 +6,7 @@ import type { TemplateParts } from './email-template';
  * The send path's insert statement for any number of emails: emails, recipients, attachments,
  * SMTP messages and dispatch-outbox rows, in one statement (atomic, one round trip).
  */
-export function sendInsert(emails: NewEmail[], graceSeconds: number): { text: string; values: unknown[] } {
+export function sendInsert(emails: NewEmail[], graceSeconds: number): { text: string; values: unknown[]; name: string | null } {
   const values = sendParameters(emails, graceSeconds);
   const more: string[] = [];
   const attachments = emails.flatMap(({ id, email }) =>
@@ -29,15 +29,20 @@ export function sendInsert(emails: NewEmail[], graceSeconds: number): { text: st
          filename text, content_type text, content_id text, path text, content text, size integer)
        RETURNING email_id)`);
   }
-  // Each MIME (or part of one) is its own parameter: node-postgres sends a Buffer as binary, with no encoding.
+  // The messages as one bytea[] parameter (binary, no encoding), so the statement's text is the
+  // same however many there are; a message in parts is joined into its element.
+  const inline = emails.filter(({ raw }) => raw && !raw.upload);
+  if (inline.length) {
+    const ids = `$${values.push(plainArray(inline.map(({ id }) => id)))}::uuid[]`;
+    const mimes = `$${values.push(byteaArrayParameter(inline.map(({ raw }) => raw!.mime)))}::bytea[]`;
+    more.push(`mime_in AS (INSERT INTO email_mime (email_id, mime) SELECT * FROM unnest(${ids}, ${mimes}) RETURNING email_id)`);
+  }
   const bytea = (mime: Buffer | Buffer[]) =>
     Array.isArray(mime)
       ? mime.length
         ? mime.map((part) => `$${values.push(part)}::bytea`).join(' || ')
         : `''::bytea`
       : `$${values.push(mime)}::bytea`;
-  const mimes = emails.flatMap(({ id, raw }) => (raw && !raw.upload ? [`($${values.push(id)}::uuid, ${bytea(raw.mime)})`] : []));
-  if (mimes.length) more.push(`mime_in AS (INSERT INTO email_mime (email_id, mime) VALUES ${mimes.join(', ')} RETURNING email_id)`);
   // A large message: its header (and the start of its body) here, the rest from its stored chunks,
   // joined by Postgres. A chunk missing (Postgres restarted, the table being unlogged) leaves the
   // message NULL, which fails the statement rather than storing part of it.
@@ -69,7 +74,9 @@ export function sendInsert(emails: NewEmail[], graceSeconds: number): { text: st
        ON CONFLICT (id) DO NOTHING
        RETURNING id)`);
   }
-  return { text: `${INSERT_SEND}${more.map((cte) => `, ${cte}`).join('')}\n${INSERT_RECIPIENTS}`, values };
+  // Named (prepared once per connection) unless a large message's parts are listed in the text.
+  const name = uploaded.length ? null : `send_insert_${attachments.length ? 'a' : ''}${inline.length ? 'm' : ''}${templates.size ? 't' : ''}`;
+  return { text: `${INSERT_SEND}${more.map((cte) => `, ${cte}`).join('')}\n${INSERT_RECIPIENTS}`, values, name };
 }
 
 /**

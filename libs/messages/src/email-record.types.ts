@@ -102,8 +102,8 @@ export interface NewEmail<E extends EmailContent = EmailContent> {
   /**
    * SMTP only: the message to send as is (stored in email_mime, DKIM-signed by the worker) and
    * its Message-ID (with angle brackets), the client's or the one Herald wrote into `mime`.
-   * The message may come in parts, joined by Postgres (the relay's rewritten header and the body
-   * as received), so that it is never copied into one more Buffer. A large message's body went
+   * The message may come in parts (the relay's rewritten header and the body as received), joined
+   * once, into the insert's parameter (email-insert.ts). A large message's body went
    * to Postgres as it arrived (`upload`, MimeUploadsRepository): its chunks follow `mime`.
    */
   raw?: { mime: Buffer | Buffer[]; messageId: string; upload?: MimeUpload };

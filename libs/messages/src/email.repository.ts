@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageRequest, Transaction, affectedRows, keysetPage } from '@herald/database';
+import { NamedStatement, PageRequest, Transaction, affectedRows, keysetPage } from '@herald/database';
 import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
 import type { EmailEventRecord } from './email-events';
 import { EmailEventsRepository } from './email-events.repository';
@@ -43,8 +43,9 @@ export class EmailRepository {
 
   private async insertEmails(emails: NewEmail[], manager: EntityManager): Promise<void> {
     if (!emails.length) return;
-    const { text, values } = sendInsert(emails, this.config.DISPATCH_GRACE_SECONDS);
-    await manager.query(text, values);
+    const { text, values, name } = sendInsert(emails, this.config.DISPATCH_GRACE_SECONDS);
+    if (name) await NamedStatement.of(name, text).run(manager, values);
+    else await manager.query(text, values);
   }
 
   async get(teamId: string, id: string): Promise<EmailRecord | null> {

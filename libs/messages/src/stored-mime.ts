@@ -1,10 +1,15 @@
-/** A transaction or a connection: what runs a statement. */
-interface Queryable {
-  query(sql: string, params: unknown[]): Promise<unknown>;
-}
+import type { DataSource, EntityManager } from 'typeorm';
+import { NamedStatement } from '@herald/database';
 
 /** Stored messages up to this size are read whole; a larger one in slices of it. */
 export const MIME_SLICE_BYTES = 1024 * 1024;
+
+/** Each message whole when it is at most $2 bytes, only its size otherwise (read in slices). */
+const STORED_MIMES = NamedStatement.of(
+  'stored_mimes',
+  `SELECT email_id, octet_length(mime) AS size, CASE WHEN octet_length(mime) <= $2 THEN mime END AS mime
+     FROM email_mime WHERE email_id = ANY($1::uuid[])`,
+);
 
 /**
  * The stored MIME messages of these emails (the relay's, sent as the client wrote them), by email
@@ -15,12 +20,12 @@ export const MIME_SLICE_BYTES = 1024 * 1024;
  * 1 MiB slices (134 in 4 MiB ones).
  * The column's storage is EXTERNAL (uncompressed), so a slice is read without detoasting the rest.
  */
-export async function readStoredMimes(m: Queryable, emailIds: string[], sliceBytes = MIME_SLICE_BYTES): Promise<Map<string, Buffer>> {
-  const rows = (await m.query(
-    `SELECT email_id, octet_length(mime) AS size, CASE WHEN octet_length(mime) <= $2 THEN mime END AS mime
-       FROM email_mime WHERE email_id = ANY($1::uuid[])`,
-    [emailIds, sliceBytes],
-  )) as { email_id: string; size: number; mime: Buffer | null }[];
+export async function readStoredMimes(
+  m: EntityManager | DataSource,
+  emailIds: string[],
+  sliceBytes = MIME_SLICE_BYTES,
+): Promise<Map<string, Buffer>> {
+  const { rows } = await STORED_MIMES.run<{ email_id: string; size: number; mime: Buffer | null }>(m, [emailIds, sliceBytes]);
   const mimes = new Map<string, Buffer>();
   for (const row of rows) {
     if (row.mime) {
