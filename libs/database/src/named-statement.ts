@@ -1,6 +1,9 @@
 import type { PoolClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 
+/** What runs a statement: a transaction's manager, or the data source (or its manager) outside one. */
+export type StatementRunner = EntityManager | DataSource;
+
 /** Every statement made, by name: a name stands for one text for the life of the process. */
 const made = new Map<string, NamedStatement>();
 
@@ -36,7 +39,7 @@ export class NamedStatement {
    * data source's manager, or the data source). Errors are node-postgres's, not wrapped by
    * TypeORM (repositories read `code` on either).
    */
-  async run<R = Record<string, unknown>>(m: EntityManager | DataSource, values: unknown[]): Promise<{ rows: R[]; rowCount: number }> {
+  async run<R = Record<string, unknown>>(m: StatementRunner, values: unknown[]): Promise<{ rows: R[]; rowCount: number }> {
     const manager = 'manager' in m ? m.manager : m;
     const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
     try {

@@ -1,5 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { NamedStatement } from '@herald/database';
+import { NamedStatement, type StatementRunner } from '@herald/database';
 
 /** Stored messages up to this size are read whole; a larger one in slices of it. */
 export const MIME_SLICE_BYTES = 1024 * 1024;
@@ -20,11 +19,7 @@ const STORED_MIMES = NamedStatement.of(
  * 1 MiB slices (134 in 4 MiB ones).
  * The column's storage is EXTERNAL (uncompressed), so a slice is read without detoasting the rest.
  */
-export async function readStoredMimes(
-  m: EntityManager | DataSource,
-  emailIds: string[],
-  sliceBytes = MIME_SLICE_BYTES,
-): Promise<Map<string, Buffer>> {
+export async function readStoredMimes(m: StatementRunner, emailIds: string[], sliceBytes = MIME_SLICE_BYTES): Promise<Map<string, Buffer>> {
   const { rows } = await STORED_MIMES.run<{ email_id: string; size: number; mime: Buffer | null }>(m, [emailIds, sliceBytes]);
   const mimes = new Map<string, Buffer>();
   for (const row of rows) {
