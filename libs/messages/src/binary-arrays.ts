@@ -11,6 +11,13 @@
  * Postgres checks the element type the buffer names.
  */
 
+/**
+ * A uuid, integer or timestamp array as a literal joined in one pass (node-postgres would build it
+ * element by element, escaping each): only for elements that need no quoting (no space, comma,
+ * quote, backslash or brace), such as uuids, numbers, ISO timestamps and `NULL`.
+ */
+export const plainArray = (values: readonly (string | number)[]): string => `{${values.join(',')}}`;
+
 const BYTEA_OID = 17;
 const TEXT_OID = 25;
 const JSONB_OID = 3802;

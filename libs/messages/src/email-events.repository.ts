@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PublishEntries } from '@herald/outbox';
 import { NamedStatement } from '@herald/database';
+import { jsonbArrayParameter, plainArray, textArrayParameter } from './binary-arrays';
 import { lastEventOf, type EmailEventRecord } from './email-events';
 import { latestEvents } from './latest-events';
 
@@ -39,6 +40,13 @@ const INSERT_EVENTS = NamedStatement.of(
    ON CONFLICT (id) DO NOTHING
    RETURNING id`,
 );
+/** last_event follows the latest event of each email (the values need no quoting: plainArray). */
+const SETTLE_LAST_EVENTS = NamedStatement.of(
+  'settle_last_events',
+  `UPDATE emails e SET last_event = u.last_event, last_event_at = u.at
+     FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
+    WHERE e.id = u.id AND (e.last_event_at IS NULL OR e.last_event_at <= u.at)`,
+);
 const MARK_PUBLISHED = NamedStatement.of('mark_email_events_published', `UPDATE email_events SET published_at = now() WHERE id = ANY($1::uuid[])`);
 
 /**
@@ -57,14 +65,14 @@ export class EmailEventsRepository {
   async insert(m: EntityManager, events: EmailEventRecord[], published = false): Promise<EmailEventRecord[]> {
     if (!events.length) return [];
     const { rows: inserted } = await INSERT_EVENTS.run<{ id: string }>(m, [
-      events.map((e) => e.id),
-      events.map((e) => e.emailId),
-      events.map((e) => e.teamId),
-      events.map((e) => e.region),
-      events.map((e) => e.type),
-      events.map((e) => JSON.stringify(e.recipients)),
-      events.map((e) => JSON.stringify(e.data)),
-      events.map((e) => e.createdAt.toISOString()),
+      plainArray(events.map((e) => e.id)),
+      plainArray(events.map((e) => e.emailId)),
+      plainArray(events.map((e) => e.teamId)),
+      textArrayParameter(events.map((e) => e.region)),
+      textArrayParameter(events.map((e) => e.type)),
+      jsonbArrayParameter(events.map((e) => JSON.stringify(e.recipients))),
+      jsonbArrayParameter(events.map((e) => JSON.stringify(e.data))),
+      plainArray(events.map((e) => e.createdAt.toISOString())),
       published,
     ]);
     const fresh = new Set(inserted.map((r) => r.id));
@@ -82,12 +90,11 @@ export class EmailEventsRepository {
   async settleLastEvents(m: EntityManager, events: EmailEventRecord[]): Promise<void> {
     const list = [...latestEvents(events).values()];
     if (!list.length) return;
-    await m.query(
-      `UPDATE emails e SET last_event = u.last_event, last_event_at = u.at
-         FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, last_event, at)
-        WHERE e.id = u.id AND (e.last_event_at IS NULL OR e.last_event_at <= u.at)`,
-      [list.map((e) => e.emailId), list.map((e) => lastEventOf(e.type)), list.map((e) => e.createdAt.toISOString())],
-    );
+    await SETTLE_LAST_EVENTS.run(m, [
+      plainArray(list.map((e) => e.emailId)),
+      plainArray(list.map((e) => lastEventOf(e.type))),
+      plainArray(list.map((e) => e.createdAt.toISOString())),
+    ]);
   }
 
   /** Marks events as on the stream. */

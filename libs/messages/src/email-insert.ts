@@ -1,4 +1,4 @@
-import { byteaArrayParameter, jsonbArrayParameter, textArrayParameter } from './binary-arrays';
+import { byteaArrayParameter, jsonbArrayParameter, plainArray, textArrayParameter } from './binary-arrays';
 import type { NewEmail } from './email-record.types';
 import type { TemplateParts } from './email-template';
 
@@ -204,9 +204,6 @@ function sendParameters(emails: NewEmail[], graceSeconds: number): unknown[] {
     jsonbArrayParameter(templateValues),
   ];
 }
-
-/** An array literal of values that need no quoting (UUIDs, integers, NULL). */
-const plainArray = (values: (string | number)[]): string => `{${values.join(',')}}`;
 
 /** An array literal of strings (or NULLs), each quoted with `"` and `\\` escaped: the timestamps. */
 const textArray = (values: (string | null)[]): string =>
