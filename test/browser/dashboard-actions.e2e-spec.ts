@@ -6,7 +6,15 @@ import { SystemMailer } from '@herald/people';
 import { eventually } from '@herald/testing';
 import { startWebhooks } from '../../apps/webhooks/src/webhooks.app';
 import { markVerified, startTestApi, type TestApi } from '../support/api-harness';
-import { ensureDashboardBuilt, launchBrowser, newContext, screenshot, seriousViolations, type AxeViolation } from '../support/browser';
+import {
+  animationsDone,
+  ensureDashboardBuilt,
+  launchBrowser,
+  newContext,
+  screenshot,
+  seriousViolations,
+  type AxeViolation,
+} from '../support/browser';
 import { shownRecords, signInThroughForm, until, verifiedUser } from '../support/dashboard-browser';
 import { DashboardClient } from '../support/dashboard-client';
 import type { ReceivedDelivery } from '../webhooks/webhook-receiver';
@@ -156,6 +164,8 @@ describe('dashboard actions (browser)', () => {
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete this domain?' });
     await dialog.getByText(`Email can no longer be sent from ${name}`).waitFor({ timeout: 10_000 });
+    // Checked once it has faded in: mid-transition its Delete button's colours fail the contrast check.
+    await animationsDone(page);
     opened['delete-domain dialog'] = await seriousViolations(page);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden', timeout: 10_000 });

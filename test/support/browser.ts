@@ -54,6 +54,17 @@ export interface AxeViolation {
 }
 
 /** axe-core's serious and critical violations on the page as it is now (an empty list passes). */
+/**
+ * Waits until the page's running CSS transitions and animations have ended (a dialog fading in):
+ * axe reads colours as they are drawn, so text at half opacity fails its contrast check.
+ */
+export async function animationsDone(page: Page): Promise<void> {
+  // A string: this project's TypeScript has no DOM types. Infinite animations (spinners) are not waited for.
+  await page.evaluate(
+    `Promise.all(document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished.catch(() => undefined)))`,
+  );
+}
+
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations
