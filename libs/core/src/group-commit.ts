@@ -3,6 +3,13 @@ export interface GroupCommitOptions {
   maxInFlight: number;
   /** Most items in one group. */
   maxItems: number;
+  /**
+   * Start a group only at the end of the event loop's current phase (setImmediate) rather than
+   * at the first submit, so the items of everything read in one turn of the loop (the requests
+   * that arrived together) share one group. Without it, the first of them goes alone and the
+   * rest wait for it.
+   */
+  gather?: boolean;
 }
 
 interface Pending<In, Out> {
@@ -20,6 +27,7 @@ interface Pending<In, Out> {
 export class GroupCommit<In, Out> {
   private readonly queue: Pending<In, Out>[] = [];
   private inFlight = 0;
+  private gathering = false;
 
   constructor(
     private readonly options: GroupCommitOptions,
@@ -29,7 +37,13 @@ export class GroupCommit<In, Out> {
   submit(item: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      this.pump();
+      if (!this.options.gather) return this.pump();
+      if (this.gathering) return;
+      this.gathering = true;
+      setImmediate(() => {
+        this.gathering = false;
+        this.pump();
+      });
     });
   }
 

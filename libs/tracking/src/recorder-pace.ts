@@ -1,4 +1,4 @@
-import { type EventLoopUtilization, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 
 export interface RecorderPaceOptions {
   /** The pause after a transaction: what arrives meanwhile shares the next one. */
@@ -9,48 +9,52 @@ export interface RecorderPaceOptions {
   maxDeferMs: number;
 }
 
-/** Event-loop utilization since the last transaction at or above which the process counts as saturated. */
-const SATURATED = 0.9;
+/**
+ * Event-loop utilization during the recorder's pause at or above which the process counts as
+ * busy answering hits. Recording a hit costs the process about 0.6× what answering it does (the
+ * tracking bench: ~70 µs against ~115), so once answering keeps the loop half busy, recording
+ * alongside would saturate it and slow the answers; below that there is room for both.
+ */
+const BUSY = 0.5;
 
 /**
  * How long the tracking recorder pauses after a transaction. Recording is background work: the
- * hits are durable on the stream already. While the process is saturated (its event loop busy
- * ≥ 90% since the last transaction: answering a burst of redirects), the recorder pauses longer,
- * leaves the burst on the stream and catches up in large transactions once it has passed, instead
- * of competing with the redirects for the CPU. It defers at most `maxDeferMs` from the moment it
- * last had nothing waiting, so a sustained load is still recorded, only later.
+ * hits are durable on the stream already. While the process is busy answering a burst of
+ * redirects (its event loop ≥ 50% busy during the recorder's pause, so the recorder's own work
+ * does not count), the recorder goes on pausing, leaves the burst on the stream and catches up in
+ * large transactions once it has passed, instead of competing with the redirects for the CPU. It
+ * defers at most `maxDeferMs` from the moment it last had nothing waiting, so a sustained load is
+ * still recorded, only later.
  */
 export class RecorderPace {
-  private last: EventLoopUtilization;
   private caughtUpAt = Date.now();
 
   /** `utilization`: the event loop's measure (performance.eventLoopUtilization; a unit test gives its own). */
   constructor(
     private readonly options: RecorderPaceOptions,
     private readonly utilization: typeof performance.eventLoopUtilization = performance.eventLoopUtilization.bind(performance),
-  ) {
-    this.last = this.utilization();
-  }
+  ) {}
 
-  /** The pause after a transaction; `backlog`: whether hits were left waiting for the next one. */
-  pauseMs(backlog: boolean, now = Date.now()): number {
-    const current = this.utilization();
-    const busy = this.utilization(current, this.last).utilization >= SATURATED;
-    this.last = current;
+  /**
+   * Whether to go on pausing, given how busy the loop was (0–1) during the pause just ended and
+   * whether hits were left waiting for the next transaction.
+   */
+  defers(busy: number, backlog: boolean, now = Date.now()): boolean {
     if (!backlog) this.caughtUpAt = now;
-    return busy && now - this.caughtUpAt < this.options.maxDeferMs ? this.options.busyLingerMs : this.options.lingerMs;
+    return busy >= BUSY && now - this.caughtUpAt < this.options.maxDeferMs;
   }
 
   /**
-   * Waits out the pause after a transaction, and goes on waiting while the process stays
-   * saturated (for at most maxDeferMs since it last caught up): a burst is left on the stream
-   * whole, instead of a transaction's worth of it recorded after each busy pause.
+   * Waits out the pause after a transaction (lingerMs), and goes on waiting (busyLingerMs at a
+   * time) while the process stays busy during it, for at most maxDeferMs since it last caught up:
+   * a burst is left on the stream whole, instead of a transaction's worth of it recorded after
+   * each busy pause.
    */
   async wait(backlog: () => boolean): Promise<void> {
-    for (;;) {
-      const ms = this.pauseMs(backlog());
+    for (let ms = this.options.lingerMs; ; ms = this.options.busyLingerMs) {
+      const before = this.utilization();
       await new Promise((resolve) => setTimeout(resolve, ms));
-      if (ms === this.options.lingerMs) return;
+      if (!this.defers(this.utilization(this.utilization(), before).utilization, backlog())) return;
     }
   }
 }

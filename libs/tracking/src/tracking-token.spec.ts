@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { TrackingKeys, type ClickClaims, type OpenClaims } from './tracking-token';
 
@@ -80,6 +80,16 @@ describe('tracking tokens', () => {
         expect(keys.verify('click', keys.sign(claims))).toEqual(claims);
       }),
     );
+  });
+
+  it('is HMAC-SHA256 over the kind tag and the body, truncated to 16 bytes, for keys shorter and longer than a block', () => {
+    for (const length of [16, 32, 64, 65, 100]) {
+      const key = randomBytes(length);
+      const token = Buffer.from(TrackingKeys.of([key]).sign(click), 'base64url');
+      const body = token.subarray(0, token.length - 16);
+      const expected = createHmac('sha256', key).update(Buffer.of(0x63)).update(body).digest().subarray(0, 16);
+      expect(token.subarray(token.length - 16).toString('hex')).toBe(expected.toString('hex'));
+    }
   });
 
   it('refuses garbage without throwing', () => {

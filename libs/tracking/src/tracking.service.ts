@@ -25,9 +25,11 @@ export interface Hit {
 /** Hits in one message of the tracking stream at most (a hit is at most ~3.5 KB: well under NATS' 1 MB payload). */
 const HITS_PER_MESSAGE = 128;
 /**
- * One publish awaiting its ack at a time: the hits answered meanwhile share the next message. A
- * message (and its ack, its consumer delivery and ack, each a socket write) costs far more than a
- * hit in it, and a JetStream ack takes well under a millisecond, so the wait is small.
+ * One publish awaiting its ack at a time: the hits answered meanwhile share the next message, and
+ * a message starts only once the requests read in the same turn of the event loop have all been
+ * verified (GroupCommit's `gather`), instead of the first of them going alone. A message (and its
+ * ack, its consumer delivery and ack, each a socket write) costs far more than a hit in it, and a
+ * JetStream ack takes well under a millisecond, so the wait is small.
  */
 const PUBLISHES_IN_FLIGHT = 1;
 /** Hits waiting for a durable home (the stream's ack, or Postgres when NATS fails) beyond which new ones are dropped, counted and logged. */
@@ -76,7 +78,7 @@ export class TrackingService implements OnModuleDestroy {
     });
     this.deadlines = new AnswerDeadlines(config.TRACKING_RECORD_WAIT_MS);
     this.subject = trackingHitsSubject(config.NATS_NAMESPACE, config.HERALD_REGION);
-    this.queue = new GroupCommit({ maxInFlight: PUBLISHES_IN_FLIGHT, maxItems: HITS_PER_MESSAGE }, (hits) => this.publish(hits));
+    this.queue = new GroupCommit({ maxInFlight: PUBLISHES_IN_FLIGHT, maxItems: HITS_PER_MESSAGE, gather: true }, (hits) => this.publish(hits));
     this.hits = metrics.counter('herald_tracking_hits_total', 'Tracking hits answered, by kind and outcome', ['kind', 'outcome']);
     this.dropped = metrics.counter(
       'herald_tracking_hits_dropped_total',
