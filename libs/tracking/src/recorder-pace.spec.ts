@@ -17,8 +17,9 @@ describe('RecorderPace', () => {
     expect(pace.defers(0.9, true, start)).toBe(true);
     expect(pace.defers(0.6, true, start + 4000)).toBe(true);
     expect(pace.defers(0.9, true, start + 6000)).toBe(false);
-    // Caught up (nothing left waiting): the next burst may be deferred again.
-    expect(pace.defers(0.9, false, start + 7000)).toBe(true);
+    // Caught up (nothing left waiting): no pause beyond the linger, and the next burst may be deferred again.
+    expect(pace.defers(0.9, false, start + 7000)).toBe(false);
+    expect(pace.defers(0.9, true, start + 7500)).toBe(true);
   });
 
   it('records at full pace when the loop had time to spare during the pause', () => {
@@ -62,6 +63,15 @@ describe('RecorderPace', () => {
     await pace.wait(() => true);
     expect(windows).toHaveLength(1);
     expect(windows[0]).toBeGreaterThanOrEqual(pausedAt);
+  });
+
+  it('never pauses past the linger when nothing is waiting, however busy the loop', async () => {
+    const started = performance.now();
+    await new RecorderPace(
+      { lingerMs: 5, busyLingerMs: 1000, maxDeferMs: 60_000 },
+      measured(() => 1),
+    ).wait(() => false);
+    expect(performance.now() - started).toBeLessThan(900);
   });
 
   it('never defers when maxDeferMs is 0', () => {

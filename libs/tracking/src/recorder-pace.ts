@@ -40,7 +40,12 @@ export class RecorderPace {
    * whether hits were left waiting for the next transaction.
    */
   defers(busy: number, backlog: boolean, now = Date.now()): boolean {
-    if (!backlog) this.caughtUpAt = now;
+    // Nothing waiting: nothing to leave on the stream, and the transaction just committed is
+    // answered (its messages acked) only once this pause ends.
+    if (!backlog) {
+      this.caughtUpAt = now;
+      return false;
+    }
     return busy >= BUSY && now - this.caughtUpAt < this.options.maxDeferMs;
   }
 
