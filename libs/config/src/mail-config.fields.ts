@@ -73,10 +73,10 @@ export const mailFields = {
    */
   TRACKING_RECORD_WAIT_MS: int(0, 10_000).default(250),
   /**
-   * While an api process is saturated (answering a burst of hits), its recorder of the tracking
-   * stream records nothing and catches up once the burst has passed, for at most this long since
-   * it last had nothing waiting; 0: it always records at full pace. At most 25 s: a hit's message
-   * must be acked within the stream's 30 s ack wait.
+   * While an api process is busy (its event loop at least half busy: answering a burst of hits),
+   * its recorder of the tracking stream records nothing and catches up once the burst has passed,
+   * for at most this long since it last had nothing waiting; 0: it always records at full pace. At
+   * most 25 s: a hit's message must be acked within the stream's 30 s ack wait.
    */
   TRACKING_RECORD_DEFER_MS: int(0, 25_000).default(20_000),
 
