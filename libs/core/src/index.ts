@@ -7,3 +7,4 @@ export * from './group-commit';
 export * from './address-policy';
 export * from './debounced-batch';
 export * from './clock';
+export * from './hmac-key';

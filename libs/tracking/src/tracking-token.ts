@@ -1,4 +1,5 @@
-import { createHash, type Hash, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { hkdfSync, timingSafeEqual } from 'node:crypto';
+import { HmacSha256Key } from '@herald/core';
 
 /**
  * Signed tracking tokens: the last path segment of a pixel (`/t/o/<token>`) or a rewritten link
@@ -40,16 +41,15 @@ const HEAD_BYTES = 1 + 16 + 2 + 4;
 /** A link longer than this stays as it is (untracked): the token must fit in any URL. */
 export const MAX_TRACKED_URL_BYTES = 2048;
 const KIND_TAG: Record<TrackingKind, Buffer> = { open: Buffer.of(0x6f), click: Buffer.of(0x63) };
-const SHA256_BLOCK = 64;
 /** For development and tests only; production derives its key from DKIM_ENCRYPTION_KEY or sets TRACKING_KEYS. */
 const DEVELOPMENT_SECRET = Buffer.from('herald development tracking secret, not for production');
 
 /** The signing key first, then the ones that still verify. */
 export class TrackingKeys {
-  private readonly keys: readonly MacKey[];
+  private readonly keys: readonly HmacSha256Key[];
 
   private constructor(keys: readonly Buffer[]) {
-    this.keys = keys.map(macKey);
+    this.keys = keys.map((key) => new HmacSha256Key(key));
   }
 
   /**
@@ -87,27 +87,9 @@ export class TrackingKeys {
   }
 }
 
-/** A key's HMAC-SHA256 (RFC 2104) with its two padded key blocks hashed once: SHA-256 states after `key ⊕ ipad` and `key ⊕ opad`. */
-interface MacKey {
-  inner: Hash;
-  outer: Hash;
-}
-
-function macKey(key: Buffer): MacKey {
-  const block = Buffer.alloc(SHA256_BLOCK);
-  (key.length > SHA256_BLOCK ? createHash('sha256').update(key).digest() : key).copy(block);
-  const pad = (byte: number) => Buffer.from(block.map((b) => b ^ byte));
-  return { inner: createHash('sha256').update(pad(0x36)), outer: createHash('sha256').update(pad(0x5c)) };
-}
-
-/**
- * HMAC-SHA256 over the kind's tag and the body, truncated. It continues copies of the key's two
- * hashed pads instead of creating an Hmac: the same MAC, without hashing both pads again (and
- * setting up an HMAC context) for every token of the busiest route Herald serves.
- */
-function mac(key: MacKey, kind: TrackingKind, body: Buffer): Buffer {
-  const inner = key.inner.copy().update(KIND_TAG[kind]).update(body).digest();
-  return key.outer.copy().update(inner).digest().subarray(0, MAC_BYTES);
+/** HMAC-SHA256 over the kind's tag and the body, truncated. */
+function mac(key: HmacSha256Key, kind: TrackingKind, body: Buffer): Buffer {
+  return key.digest(KIND_TAG[kind], body).subarray(0, MAC_BYTES);
 }
 
 function encodeBody(claims: TrackingClaims): Buffer {

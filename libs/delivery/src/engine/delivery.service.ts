@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { NatsService, type SendCommand } from '@herald/bus';
-import { addressDomain, GroupCommit, HeraldError, parseAddress, PeriodicJob, heraldClock } from '@herald/core';
+import { addressDomain, GroupCommit, HeraldError, HmacSha256Key, parseAddress, PeriodicJob, heraldClock } from '@herald/core';
 import type { Transaction } from '@herald/database';
 import {
   Dispatcher,
@@ -61,7 +61,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly postponements: Postponements;
   private readonly records: GroupCommit<EmailOutcome, EmailEventRecord[]>;
   private readonly metrics: DeliveryMetrics;
-  private readonly verpKey: Buffer;
+  private readonly verpKey: HmacSha256Key;
   private readonly trackingLinks: TrackingLinks;
   /** Claims this worker holds (by token) and how many of their emails are still in flight. */
   private readonly claimsHeld = new Map<string, number>();

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { ClaimedEmail } from '@herald/messages';
+import { HmacSha256Key } from '@herald/core';
 import { prepareMessage } from './prepare-message';
 import type { SenderIdentity } from './sender-identity';
 
@@ -37,7 +38,7 @@ const email = (mime: Buffer | null): ClaimedEmail => ({
 describe('prepareMessage', () => {
   it('signs and sends a stored SMTP message as is, with CRLF line endings, keeping the client signature', async () => {
     const mime = Buffer.from('DKIM-Signature: v=1; d=client.test\nFrom: hi@acme.test\nSubject: As sent\n\nbody \xe9\n', 'latin1');
-    const prepared = await prepareMessage(email(mime), identity, Buffer.alloc(32), 1024 * 1024);
+    const prepared = await prepareMessage(email(mime), identity, new HmacSha256Key(Buffer.alloc(32)), 1024 * 1024);
     if (prepared.kind !== 'ready') throw new Error(prepared.kind);
     const text = prepared.message.toString('latin1');
     expect(text).toMatch(/^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=acme\.test; s=s1;/);
@@ -47,13 +48,13 @@ describe('prepareMessage', () => {
 
   it('leaves CRLF messages byte for byte', async () => {
     const mime = Buffer.from('From: hi@acme.test\r\nSubject: x\r\n\r\nline\r\n');
-    const prepared = await prepareMessage(email(mime), identity, Buffer.alloc(32), 1024 * 1024);
+    const prepared = await prepareMessage(email(mime), identity, new HmacSha256Key(Buffer.alloc(32)), 1024 * 1024);
     if (prepared.kind !== 'ready') throw new Error(prepared.kind);
     expect(prepared.message.subarray(prepared.message.length - mime.length).equals(mime)).toBe(true);
   });
 
   it('builds the message from the fields when there is no stored MIME', async () => {
-    const prepared = await prepareMessage(email(null), identity, Buffer.alloc(32), 1024 * 1024);
+    const prepared = await prepareMessage(email(null), identity, new HmacSha256Key(Buffer.alloc(32)), 1024 * 1024);
     if (prepared.kind !== 'ready') throw new Error(prepared.kind);
     expect(prepared.message.toString()).toContain('built from fields');
   });

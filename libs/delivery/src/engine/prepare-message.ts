@@ -1,4 +1,4 @@
-import { addressAllowList, type AddressAllowList } from '@herald/core';
+import { addressAllowList, type AddressAllowList, type HmacSha256Key } from '@herald/core';
 import type { ClaimedEmail, ClaimedRecipient } from '@herald/messages';
 import type { RecipientHtml } from '@herald/tracking';
 import { buildMessages, MessageBuildError, mimeHtml, returnPathAddress, signDkim, type OutgoingEmail } from '../message';
@@ -31,7 +31,7 @@ export interface Personalization {
 export async function prepareMessage(
   email: ClaimedEmail,
   identity: SenderIdentity,
-  verpKey: Buffer,
+  verpKey: HmacSha256Key,
   maxBytes: number,
   attachmentAllowedAddresses: readonly string[] = [],
   personal: Personalization | null = null,

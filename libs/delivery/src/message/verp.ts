@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { hkdfSync, timingSafeEqual } from 'node:crypto';
+import { HmacSha256Key } from '@herald/core';
 
 /**
  * VERP Return-Path addresses. Each email gets its own bounce address,
@@ -19,7 +20,7 @@ const ADDRESS = new RegExp(`^${PREFIX}([0-9a-f]{32})-([a-z2-7]{${TAG_LENGTH}})@[
 const DEVELOPMENT_SECRET = Buffer.from('herald development verp secret, not for production');
 
 /** `b-<32 hex>-<10 base32>@<returnPathDomain>`; the local part is 45 characters. */
-export function returnPathAddress(emailId: string, returnPathDomain: string, key: Buffer): string {
+export function returnPathAddress(emailId: string, returnPathDomain: string, key: HmacSha256Key): string {
   const hex = emailId.replace(/-/g, '').toLowerCase();
   if (!UUID_HEX.test(hex)) throw new Error(`Not a UUID: ${emailId}`);
   return `${PREFIX}${hex}-${tag(hex, key)}@${returnPathDomain.toLowerCase()}`;
@@ -30,7 +31,7 @@ export function returnPathAddress(emailId: string, returnPathDomain: string, key
  * of ours or its tag does not verify. Case-insensitive; surrounding angle brackets are ignored.
  * Only the exact format is accepted, no subaddress tails.
  */
-export function parseReturnPath(address: string, key: Buffer): string | null {
+export function parseReturnPath(address: string, key: HmacSha256Key): string | null {
   const match = ADDRESS.exec(
     address
       .trim()
@@ -49,12 +50,12 @@ export function parseReturnPath(address: string, key: Buffer): string | null {
  * key so there is no extra secret to manage. Production always configures that key; `undefined`
  * falls back to a fixed development constant, whose addresses anyone could forge.
  */
-export function verpKey(secret: Buffer | undefined): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret ?? DEVELOPMENT_SECRET, Buffer.alloc(0), 'herald verp', 32));
+export function verpKey(secret: Buffer | undefined): HmacSha256Key {
+  return new HmacSha256Key(Buffer.from(hkdfSync('sha256', secret ?? DEVELOPMENT_SECRET, Buffer.alloc(0), 'herald verp', 32)));
 }
 
-function tag(uuidHex: string, key: Buffer): string {
-  const digest = createHmac('sha256', key).update(uuidHex).digest();
+function tag(uuidHex: string, key: HmacSha256Key): string {
+  const digest = key.digest(uuidHex);
   let bits = 0;
   let value = 0;
   let out = '';

@@ -1,4 +1,5 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { HmacSha256Key } from '@herald/core';
 import { parseReport, parseReturnPath, type ReceivedReport } from '@herald/delivery';
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../connection-guard';
 import { BOUNCE_MX_REPLIES as REPLIES, wireError, type SmtpError } from '../smtp-replies';
@@ -12,7 +13,7 @@ export interface BounceMxOptions {
   /** Advertised with SIZE; larger messages get 552. */
   maxBytes: number;
   /** The VERP key (see `verpKey`). */
-  key: Buffer;
+  key: HmacSha256Key;
   /** Connections held at once per client address and in all (the relay's settings, counted apart); past them, 421 at connect. */
   connectionLimits?: ConnectionLimits;
   /** Records the report (LateReports of @herald/delivery); a rejection makes the sender try again later (451). */
