@@ -25,6 +25,7 @@ const hitSchema = z.object({
  */
 export const trackingHitsSchema = z.object({ hits: z.array(hitSchema).min(1) });
 
-export const encodeHits = (hits: EngagementHit[]): string => JSON.stringify({ hits: hits.map((h) => ({ ...h, at: h.at.toISOString() })) });
+/** A Date serialises as its ISO string (Date.prototype.toJSON), as `at` is read back: no copy of each hit. */
+export const encodeHits = (hits: EngagementHit[]): string => JSON.stringify({ hits });
 
 export const decodeHits = (message: z.infer<typeof trackingHitsSchema>): EngagementHit[] => message.hits.map((h) => ({ ...h, at: new Date(h.at) }));
