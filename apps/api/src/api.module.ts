@@ -40,7 +40,7 @@ export const TRACKING_DURABLE = 'tracking-recorder';
  * Messages (each up to 128 hits) held at once: what arrives while a transaction runs (and lingers)
  * shares the next one. Small enough that a recorder deferring during a burst (RecorderPace) stops
  * pulling after a few thousand hits: every message pulled is parsed and validated on arrival, on
- * the thread answering the burst, so a window of 1,024 cost the redirects ~30 µs of CPU each
+ * the thread answering the burst, so a window of 1,024 cost the redirects ~25–30 µs of CPU each
  * (tracking bench). Large enough for a catch-up in transactions of thousands of hits.
  */
 const TRACKING_MAX_ACK_PENDING = 128;
