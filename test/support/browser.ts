@@ -53,7 +53,6 @@ export interface AxeViolation {
   targets: string[];
 }
 
-/** axe-core's serious and critical violations on the page as it is now (an empty list passes). */
 /**
  * Waits until the page's running CSS transitions and animations have ended (a dialog fading in):
  * axe reads colours as they are drawn, so text at half opacity fails its contrast check.
@@ -65,6 +64,7 @@ export async function animationsDone(page: Page): Promise<void> {
   );
 }
 
+/** axe-core's serious and critical violations on the page as it is now (an empty list passes). */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations

@@ -16,7 +16,7 @@ export class HmacSha256Key {
   constructor(key: Buffer) {
     const block = Buffer.alloc(SHA256_BLOCK);
     (key.length > SHA256_BLOCK ? createHash('sha256').update(key).digest() : key).copy(block);
-    const pad = (byte: number) => Buffer.from(block.map((b) => b ^ byte));
+    const pad = (byte: number) => block.map((b) => b ^ byte);
     this.inner = createHash('sha256').update(pad(0x36));
     this.outer = createHash('sha256').update(pad(0x5c));
   }
