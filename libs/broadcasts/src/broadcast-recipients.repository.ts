@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { managerOf, type PageRequest, type Transaction } from '@herald/database';
+import { managerOf, NamedStatement, type PageRequest, type Transaction } from '@herald/database';
 
 /** A broadcast's ledger row of one email: the contact it went to. */
 export interface LedgerEntry {
@@ -8,6 +8,16 @@ export interface LedgerEntry {
   broadcastId: string;
   contactId: string;
 }
+
+/** An unsubscribe's two statements of the ledger, prepared: each runs once per click at a broadcast's peak. */
+const LEDGER_OF_EMAIL = NamedStatement.of(
+  'broadcast_ledger_of_email',
+  `SELECT team_id, broadcast_id, contact_id FROM broadcast_recipients WHERE email_id = $1`,
+);
+const MARK_UNSUBSCRIBED = NamedStatement.of(
+  'broadcast_ledger_mark_unsubscribed',
+  `UPDATE broadcast_recipients SET unsubscribed_at = now() WHERE broadcast_id = $1 AND contact_id = $2 AND unsubscribed_at IS NULL`,
+);
 
 /**
  * broadcast_recipients, a broadcast's ledger: one row per contact the fan-out wrote an email for
@@ -32,10 +42,7 @@ export class BroadcastRecipientsRepository {
 
   /** The broadcast and contact an email was sent to (an unsubscribe token's), or null. */
   async ofEmail(emailId: string): Promise<LedgerEntry | null> {
-    const rows: { team_id: string; broadcast_id: string; contact_id: string }[] = await this.db.query(
-      `SELECT team_id, broadcast_id, contact_id FROM broadcast_recipients WHERE email_id = $1`,
-      [emailId],
-    );
+    const { rows } = await LEDGER_OF_EMAIL.run<{ team_id: string; broadcast_id: string; contact_id: string }>(this.db, [emailId]);
     const row = rows[0];
     return row ? { teamId: row.team_id, broadcastId: row.broadcast_id, contactId: row.contact_id } : null;
   }
@@ -74,9 +81,6 @@ export class BroadcastRecipientsRepository {
 
   /** The contact unsubscribed through this broadcast's email (the first time counts); in `tx` when given. */
   async markUnsubscribed(broadcastId: string, contactId: string, tx?: Transaction): Promise<void> {
-    await managerOf(this.db, tx).query(
-      `UPDATE broadcast_recipients SET unsubscribed_at = now() WHERE broadcast_id = $1 AND contact_id = $2 AND unsubscribed_at IS NULL`,
-      [broadcastId, contactId],
-    );
+    await MARK_UNSUBSCRIBED.run(managerOf(this.db, tx), [broadcastId, contactId]);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { affectedRows, keysetPage, managerOf, type PageRequest, type Transaction } from '@herald/database';
+import { affectedRows, keysetPage, managerOf, NamedStatement, type PageRequest, type Transaction } from '@herald/database';
 import type { Broadcast, BroadcastContent, BroadcastStatus, FanOutCounts } from './broadcast.types';
 
 interface BroadcastRow {
@@ -68,6 +68,15 @@ const FULL = `${SUMMARY}, html, text_body, document`;
 const EDITABLE = new Set<BroadcastStatus>(['draft']);
 
 /** Broadcasts and the fan-out's progress. Every method of a team's broadcast takes the team first. */
+/** What an unsubscribe needs of the broadcast (unsubscribeContext): prepared, as it runs once per click at a broadcast's peak. */
+const UNSUBSCRIBE_CONTEXT = NamedStatement.of(
+  'broadcast_unsubscribe_context',
+  `SELECT t.name AS team_name, t.home_region, p.id AS topic_id, p.name AS topic_name
+     FROM broadcasts b JOIN teams t ON t.id = b.team_id
+     LEFT JOIN topics p ON p.id = b.topic_id AND p.team_id = b.team_id
+    WHERE b.team_id = $1 AND b.id = $2`,
+);
+
 @Injectable()
 export class BroadcastsRepository {
   constructor(private readonly db: DataSource) {}
@@ -211,11 +220,8 @@ export class BroadcastsRepository {
    * topic (null when it has none or it was deleted since). Null when the broadcast is gone.
    */
   async unsubscribeContext(teamId: string, broadcastId: string): Promise<UnsubscribeContext | null> {
-    const rows: { team_name: string; home_region: string; topic_id: string | null; topic_name: string | null }[] = await this.db.query(
-      `SELECT t.name AS team_name, t.home_region, p.id AS topic_id, p.name AS topic_name
-         FROM broadcasts b JOIN teams t ON t.id = b.team_id
-         LEFT JOIN topics p ON p.id = b.topic_id AND p.team_id = b.team_id
-        WHERE b.team_id = $1 AND b.id = $2`,
+    const { rows } = await UNSUBSCRIBE_CONTEXT.run<{ team_name: string; home_region: string; topic_id: string | null; topic_name: string | null }>(
+      this.db,
       [teamId, broadcastId],
     );
     const row = rows[0];

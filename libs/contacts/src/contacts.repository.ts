@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { managerOf, type Transaction } from '@herald/database';
+import { managerOf, NamedStatement, type Transaction } from '@herald/database';
 import { DataSource } from 'typeorm';
 import { returnedRows } from './returned-rows';
 import type { Contact, ContactListPage, ContactWithSegments, PropertyValue, TopicSubscription } from './contact.types';
@@ -50,6 +50,21 @@ export interface ContactPatch {
  * A team's contacts, their segment memberships and their topic subscriptions. Every method
  * takes the team first; the writes take the transaction their events are recorded in.
  */
+/** One click's unsubscribe (unsubscribeRecordingEvent): prepared, as it runs once per click at a broadcast's peak. */
+const UNSUBSCRIBE_RECORDING_EVENT = NamedStatement.of(
+  'unsubscribe_contact_recording_event',
+  `WITH c AS (
+     UPDATE contacts SET unsubscribed = true, updated_at = now() WHERE team_id = $1 AND id = $2 AND NOT unsubscribed
+     RETURNING ${COLUMNS}, ARRAY(SELECT s.segment_id::text FROM segment_contacts s WHERE s.team_id = $1 AND s.contact_id = $2
+                                   ORDER BY s.created_at, s.segment_id) AS segment_ids
+   ), e AS (
+     INSERT INTO resource_events (id, team_id, region, type, data, created_at)
+     SELECT $3, c.team_id, $4, 'contact.updated', ${CONTACT_EVENT_DATA_SQL}, $5 FROM c
+     RETURNING data
+   )
+   SELECT c.*, e.data AS event_data FROM c CROSS JOIN e`,
+);
+
 @Injectable()
 export class ContactsRepository {
   constructor(private readonly db: DataSource) {}
@@ -122,21 +137,13 @@ export class ContactsRepository {
     id: string,
     event: { id: string; region: string; createdAt: Date },
   ): Promise<{ contact: ContactWithSegments; data: unknown } | null> {
-    const rows = returnedRows<ContactRow & { segment_ids: string[]; event_data: unknown }>(
-      await this.db.query(
-        `WITH c AS (
-           UPDATE contacts SET unsubscribed = true, updated_at = now() WHERE team_id = $1 AND id = $2 AND NOT unsubscribed
-           RETURNING ${COLUMNS}, ARRAY(SELECT s.segment_id::text FROM segment_contacts s WHERE s.team_id = $1 AND s.contact_id = $2
-                                         ORDER BY s.created_at, s.segment_id) AS segment_ids
-         ), e AS (
-           INSERT INTO resource_events (id, team_id, region, type, data, created_at)
-           SELECT $3, c.team_id, $4, 'contact.updated', ${CONTACT_EVENT_DATA_SQL}, $5 FROM c
-           RETURNING data
-         )
-         SELECT c.*, e.data AS event_data FROM c CROSS JOIN e`,
-        [teamId, id, event.id, event.region, event.createdAt],
-      ),
-    );
+    const { rows } = await UNSUBSCRIBE_RECORDING_EVENT.run<ContactRow & { segment_ids: string[]; event_data: unknown }>(this.db, [
+      teamId,
+      id,
+      event.id,
+      event.region,
+      event.createdAt,
+    ]);
     if (!rows.length) return null;
     return { contact: { ...toContact(rows[0]), segmentIds: rows[0].segment_ids }, data: rows[0].event_data };
   }
