@@ -67,7 +67,6 @@ const SUMMARY = `id, team_id, name, segment_id, topic_id, from_address, subject,
 const FULL = `${SUMMARY}, html, text_body, document`;
 const EDITABLE = new Set<BroadcastStatus>(['draft']);
 
-/** Broadcasts and the fan-out's progress. Every method of a team's broadcast takes the team first. */
 /** What an unsubscribe needs of the broadcast (unsubscribeContext): prepared, as it runs once per click at a broadcast's peak. */
 const UNSUBSCRIBE_CONTEXT = NamedStatement.of(
   'broadcast_unsubscribe_context',
@@ -77,6 +76,7 @@ const UNSUBSCRIBE_CONTEXT = NamedStatement.of(
     WHERE b.team_id = $1 AND b.id = $2`,
 );
 
+/** Broadcasts and the fan-out's progress. Every method of a team's broadcast takes the team first. */
 @Injectable()
 export class BroadcastsRepository {
   constructor(private readonly db: DataSource) {}

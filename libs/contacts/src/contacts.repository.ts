@@ -46,10 +46,6 @@ export interface ContactPatch {
   properties?: Record<string, PropertyValue | null>;
 }
 
-/**
- * A team's contacts, their segment memberships and their topic subscriptions. Every method
- * takes the team first; the writes take the transaction their events are recorded in.
- */
 /** One click's unsubscribe (unsubscribeRecordingEvent): prepared, as it runs once per click at a broadcast's peak. */
 const UNSUBSCRIBE_RECORDING_EVENT = NamedStatement.of(
   'unsubscribe_contact_recording_event',
@@ -65,6 +61,10 @@ const UNSUBSCRIBE_RECORDING_EVENT = NamedStatement.of(
    SELECT c.*, e.data AS event_data FROM c CROSS JOIN e`,
 );
 
+/**
+ * A team's contacts, their segment memberships and their topic subscriptions. Every method
+ * takes the team first; the writes take the transaction their events are recorded in.
+ */
 @Injectable()
 export class ContactsRepository {
   constructor(private readonly db: DataSource) {}
