@@ -211,9 +211,10 @@ describe('sending domains on the send path', () => {
       const us = await team.resend.emails.send(emailFrom(`hello@${home.name}`));
       expect(eu.error).toBeNull();
       expect(us.error).toBeNull();
-      const batch = await team.resend.batch.send([emailFrom(`one@${home.name}`), emailFrom(team.from('two'))]);
-      expect(batch.error).toBeNull();
-      const [batchUs, batchEu] = batch.data!.data.map((e) => e.id);
+      const usBatch = await team.resend.batch.send([emailFrom(`one@${home.name}`)]);
+      const euBatch = await team.resend.batch.send([emailFrom(team.from('two'))]);
+      expect([usBatch.error, euBatch.error]).toEqual([null, null]);
+      const [batchUs, batchEu] = [usBatch.data!.data[0].id, euBatch.data!.data[0].id];
       const later = await team.resend.emails.send(emailFrom(team.from('later'), { scheduledAt: 'in 1 hour' }));
       expect(later.error).toBeNull();
 
@@ -230,6 +231,23 @@ describe('sending domains on the send path', () => {
       expect(await db.email(later.data!.id)).toMatchObject({ region: 'eu-west-1' });
       expect(await db.email(us.data!.id)).toMatchObject({ region: 'us-east-1' });
       expect(await db.email(batchUs)).toMatchObject({ region: 'us-east-1' });
+    });
+
+    it("refuses a batch's email from another region's domain than the emails before it: the whole strict batch, that email of a permissive one", async () => {
+      const team = await api.team({ domainRegion: 'eu-west-1' });
+      const home = await addVerifiedDomain(team, 'mixed', 'us-east-1');
+      const emails = [emailFrom(`one@${home.name}`), emailFrom(team.from('two')), emailFrom(`three@${home.name}`)];
+      const crossing = `emails[1]: ${team.domain} sends from eu-west-1, and this batch's emails before it from us-east-1. A batch's emails must all send from domains of one region: send one batch per region.`;
+
+      const strict = await team.resend.batch.send(emails);
+      expect(strict.error).toEqual({ statusCode: 422, name: 'validation_error', message: crossing });
+      expect(await db.emailCount(team.teamId)).toBe(0);
+
+      const permissive = await team.resend.batch.send(emails, { batchValidation: 'permissive' });
+      expect(permissive.error).toBeNull();
+      expect(permissive.data!.data).toHaveLength(2);
+      expect(permissive.data!.errors).toEqual([{ index: 1, message: crossing.replace('emails[1]: ', '') }]);
+      for (const { id } of permissive.data!.data) expect(await db.email(id)).toMatchObject({ region: 'us-east-1' });
     });
 
     it('sends a team homed in eu-west-1 from its us-east-1 domain in us-east-1', async () => {

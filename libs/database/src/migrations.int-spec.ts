@@ -3,6 +3,7 @@ import { loadConfig } from '@herald/config';
 import { uniqueSuffix } from '@herald/testing';
 import { runMigrations } from './data-source';
 import { migrations } from './migrations';
+import { planeOf } from './planes';
 
 describe('runMigrations', () => {
   const config = loadConfig(process.env, { DATABASE_SCHEMA: `t_mig_${uniqueSuffix()}` });
@@ -32,6 +33,28 @@ describe('runMigrations', () => {
         [config.DATABASE_SCHEMA],
       );
       expect(rows).toEqual(['email_attachments.content', 'email_mime.mime', 'emails.html', 'emails.text_body'].map((col) => ({ col, method: 'l' })));
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("leaves no foreign key between the control plane's tables and the email plane's (planes.ts)", async () => {
+    // A region's email plane has a database of its own (issue 15): a key across planes would point at rows it does not hold.
+    const client = new Client({ connectionString: config.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ child: string; parent: string }>(
+        `SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent
+           FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+          WHERE c.contype = 'f' AND n.nspname = $1`,
+        [config.DATABASE_SCHEMA],
+      );
+      const bare = (table: string) => table.replace(/^.*\./, '').replace(/"/g, '');
+      const crossing = rows
+        .map((r) => `${bare(r.child)} → ${bare(r.parent)}`)
+        .filter((_, i) => planeOf(bare(rows[i].child)) !== planeOf(bare(rows[i].parent)));
+      expect(rows.length).toBeGreaterThan(0);
+      expect(crossing.sort()).toEqual(['broadcast_recipients → broadcasts', 'webhook_messages → webhooks']);
     } finally {
       await client.end();
     }

@@ -6,8 +6,8 @@
  *
  * The email plane is what an email becomes: its rows, its body, its events and outbox, the webhook
  * messages its events make, and the rows written in the same transaction as an email (a
- * broadcast's per-contact ledger, a broadcast's body template), which must share its database for
- * the fan-out's exactly-once to hold. The rest is the control plane: who may send, from where, to
+ * broadcast's per-contact ledger, a broadcast's body template, a keyed request's idempotency
+ * record), which must share its database for exactly-once to hold. The rest is the control plane: who may send, from where, to
  * whom, and the team-wide figures built from every region's events.
  */
 export const EMAIL_PLANE_TABLES = [
@@ -24,6 +24,7 @@ export const EMAIL_PLANE_TABLES = [
   'webhook_messages',
   'webhook_attempts',
   'broadcast_recipients',
+  'idempotency_records',
 ] as const;
 
 export const CONTROL_PLANE_TABLES = [
@@ -53,7 +54,6 @@ export const CONTROL_PLANE_TABLES = [
   'broadcasts',
   'editor_images',
   'resource_events',
-  'idempotency_records',
   'metric_rollups',
   'counted_events',
 ] as const;

@@ -167,6 +167,12 @@ export class SendService {
    * Each email goes out from its `from` domain, which the team must have verified, and from that
    * domain's region, whichever region accepted it. A refused domain fails the request, or in a
    * permissive batch joins the reported errors.
+   *
+   * A batch's emails all go out from one region: the first accepted email's. Each region's emails
+   * are stored in that region's database (issue 15), and a batch is committed in one transaction,
+   * with its idempotency record, so that it is accepted whole or not at all; across two databases
+   * a failure between the commits would leave half a batch accepted, and a retry would send that
+   * half twice. An email from another region's domain is refused like a refused domain.
    */
   private async route(sender: Sender, acceptance: Acceptance, source: EmailSource, key: string | null): Promise<AcceptedEmail[]> {
     // A batch's emails mostly share a domain or two: each is resolved once per request.
@@ -184,12 +190,15 @@ export class SendService {
       return dispatchId;
     };
     const rows: AcceptedEmail[] = [];
+    let batchRegion: string | undefined;
     for (const { index, email, raw } of acceptance.emails) {
       let region: string;
       try {
         ({ region } = await resolve(email.fromDomain));
         // A region whose NATS this process cannot reach: 503, rather than a 200 for an email that waits there unseen.
         this.regions.assertReachable(region);
+        batchRegion ??= region;
+        if (region !== batchRegion) throw crossRegionBatch(email.fromDomain, region, batchRegion);
       } catch (error) {
         if (!acceptance.errors || !isHeraldError(error)) throw prefixed(error, acceptance.where(index));
         acceptance.errors.push({ index, message: error.message });
@@ -234,6 +243,14 @@ export class SendService {
       return { replay: await this.idempotency.replayCommitted(lease), events: [] };
     }
   }
+}
+
+function crossRegionBatch(domain: string, region: string, batchRegion: string): HeraldError {
+  return new HeraldError(
+    'validation_error',
+    `${domain} sends from ${region}, and this batch's emails before it from ${batchRegion}. ` +
+      `A batch's emails must all send from domains of one region: send one batch per region.`,
+  );
 }
 
 function orThrow<T>(result: Validated<T>, where = ''): T {

@@ -6,7 +6,7 @@ import { HeraldError } from '@herald/core';
 import { RedisService } from '@herald/redis';
 import { eventually, IsolatedConfig, isolatedConfig, PrivateRedis, startPrivateRedis } from '@herald/testing';
 import { bootIdempotency, createTeam } from '../../../test/support/idempotency-world';
-import { IdempotencyRecords } from './idempotency-records.repository';
+import { IdempotencyRecords, isIdempotencyConflict } from './idempotency-records.repository';
 import { IdempotencyService } from './idempotency.service';
 import { Begin, IdempotencyScope, Lease } from './idempotency.types';
 
@@ -76,9 +76,18 @@ describe('IdempotencyService without Redis', () => {
 
     await server.restart();
     await eventually(async () => expect(await app.get(RedisService).ping()).toBe(true), 5000);
-    // Redis lost every entry; Postgres still answers for the committed keys.
-    await expect(service.begin(scope('committed'), 'h1')).resolves.toMatchObject({ kind: 'replay', body: { id: 'email-1' } });
-    await expect(service.begin(scope('in flight'), 'h1')).resolves.toMatchObject({ kind: 'replay', body: { id: 'email-2' } });
+    // Redis lost every entry: each key proceeds, and Postgres answers for the committed ones at the insert.
+    for (const [key, id] of [
+      ['committed', 'email-1'],
+      ['in flight', 'email-2'],
+    ]) {
+      const retry = leaseOf(await service.begin(scope(key), 'h1'));
+      const duplicate = await db
+        .transaction((m) => records.insert(m, { ...retry.scope, requestHash: 'h1', statusCode: 200, response: { id: 'duplicate' } }))
+        .catch((e: unknown) => e);
+      expect(isIdempotencyConflict(duplicate)).toBe(true);
+      await expect(service.replayCommitted(retry)).resolves.toMatchObject({ kind: 'replay', body: { id } });
+    }
     expect((await service.begin(scope('never seen'), 'h1')).kind).toBe('proceed');
   });
 });

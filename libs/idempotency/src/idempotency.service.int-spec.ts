@@ -6,7 +6,7 @@ import { IsolatedConfig, isolatedConfig, purgeRedisPrefix } from '@herald/testin
 import { ageRecords, bootIdempotency, createTeam, registryKeys } from '../../../test/support/idempotency-world';
 import { IdempotencyRecords, isIdempotencyConflict } from './idempotency-records.repository';
 import { IdempotencyService } from './idempotency.service';
-import { Begin, IdempotencyScope, Lease } from './idempotency.types';
+import { Begin, IdempotencyScope, Lease, Replay } from './idempotency.types';
 import { decodeEntry, encodeInFlight } from './registry-entry.codec';
 
 const ENDPOINT = 'POST /emails';
@@ -125,22 +125,38 @@ describe('IdempotencyService', () => {
     expect(rejected).toHaveLength(49);
   });
 
-  it('replays from Postgres after Redis lost the key, and writes it back to Redis', async () => {
+  /**
+   * The send path's insert of its record for a lease that proceeded: a record another request
+   * committed makes it conflict, and the answer is that request's (replayCommitted).
+   */
+  async function insertOrReplay(lease: Lease, body: unknown): Promise<Replay | 'stored'> {
+    try {
+      await db.transaction((m) => records.insert(m, { ...lease.scope, requestHash: lease.requestHash, statusCode: 200, response: body }));
+      return 'stored';
+    } catch (error) {
+      if (!isIdempotencyConflict(error)) throw error;
+      return service.replayCommitted(lease);
+    }
+  }
+
+  it('proceeds after Redis lost the key without reading Postgres; the insert finds the record, replays it and writes it back to Redis', async () => {
     const s = scope();
     await commitSend(leaseOf(await service.begin(s, 'h1')), { id: 'durable' });
     await purgeRedisPrefix(env.config);
 
-    await expect(other.get(IdempotencyService).begin(s, 'h1')).resolves.toEqual({ kind: 'replay', statusCode: 200, body: { id: 'durable' } });
+    const retry = leaseOf(await other.get(IdempotencyService).begin(s, 'h1'));
+    await expect(insertOrReplay(retry, { id: 'duplicate' })).resolves.toEqual({ kind: 'replay', statusCode: 200, body: { id: 'durable' } });
     expect(await registryKeys(app, teamId)).toHaveLength(1);
     await db.query(`DELETE FROM idempotency_records WHERE team_id = $1`, [teamId]);
     await expect(service.begin(s, 'h1')).resolves.toMatchObject({ kind: 'replay', body: { id: 'durable' } });
   });
 
-  it('rejects a different payload from Postgres after Redis lost the key', async () => {
+  it('rejects a different payload at the insert after Redis lost the key', async () => {
     const s = scope();
     await commitSend(leaseOf(await service.begin(s, 'h1')), { id: 'durable' });
     await purgeRedisPrefix(env.config);
-    expect(await codeOf(service.begin(s, 'h2'))).toBe('invalid_idempotent_request');
+    const changed = leaseOf(await service.begin(s, 'h2'));
+    expect(await codeOf(insertOrReplay(changed, { id: 'changed' }))).toBe('invalid_idempotent_request');
     await expect(service.begin(s, 'h1')).resolves.toMatchObject({ kind: 'replay' });
   });
 

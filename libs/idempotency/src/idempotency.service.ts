@@ -45,11 +45,13 @@ export class IdempotencyService implements OnModuleDestroy {
    * Claims the key for this request, or answers from the registry: a replay of the first
    * response, or a 409 (different payload; first request still in flight).
    *
-   * Postgres is read only when the claim succeeded, i.e. Redis had nothing for the key (never
-   * used, expired, or Redis lost it). Then we hold the key, so consulting Postgres is race-free
-   * with respect to every other begin(); a committed record there is replayed and written back
-   * to Redis. When Redis has a final record it is trusted (a copy of a committed Postgres row);
-   * when it has a marker, Postgres is asked whether that request committed (answerInFlight).
+   * A claim that succeeds (Redis had nothing for the key: never used, expired, or Redis lost it)
+   * proceeds without reading Postgres. A committed record there, if Redis lost it, is found by the
+   * emails' insert, whose record conflicts with it in the same transaction (`replayCommitted`).
+   * That read needs the region the request's emails go to, which only validation tells: records
+   * live beside their emails, in the region's email plane (libs/database planes.ts). When Redis has
+   * a final record it is trusted (a copy of a committed Postgres row); when it has a marker,
+   * Postgres is asked whether that request committed (answerInFlight).
    */
   async begin(scope: IdempotencyScope, requestHash: string): Promise<Begin> {
     // The marker's deadline is counted from now, the request's start, not from when the claim
@@ -66,17 +68,8 @@ export class IdempotencyService implements OnModuleDestroy {
       if (error.mayHaveRun) this.disown(key, lease);
       return this.beginWithoutRedis(scope, requestHash);
     }
-    if (existing !== null) return existing.state === 'in_flight' ? this.answerInFlight(scope, existing, requestHash) : answer(existing, requestHash);
-
-    let record: IdempotencyRecord | null;
-    try {
-      record = await this.records.find(scope.teamId, scope.endpoint, scope.key);
-    } catch (error) {
-      await this.abandon(lease);
-      throw error;
-    }
-    if (!record) return { kind: 'proceed', lease };
-    return this.replayRecord(lease, record);
+    if (existing === null) return { kind: 'proceed', lease };
+    return existing.state === 'in_flight' ? this.answerInFlight(scope, existing, requestHash) : answer(existing, requestHash);
   }
 
   /**
