@@ -67,6 +67,31 @@ function census(): Map<string, string[]> {
   return new Map([...byFile].map(([file, tables]) => [file, [...tables].sort()]));
 }
 
+/**
+ * Files whose SQL names email-plane tables and whose class takes TypeORM's DataSource, which is
+ * the control plane's database (libs/database DatabaseModule), and not EmailPlanes: each must
+ * reach its email-plane rows through EmailPlanes. The list only shrinks.
+ */
+const EMAIL_PLANE_ON_CONTROL_DATASOURCE: string[] = [
+  'libs/broadcasts/src/broadcast-recipients.repository.ts',
+  'libs/idempotency/src/idempotency-records.repository.ts',
+  'libs/insights/src/insights.repository.ts',
+  'libs/messages/src/broadcast-emails.repository.ts',
+  'libs/messages/src/email-feed.repository.ts',
+  'libs/messages/src/engagement.repository.ts',
+  'libs/messages/src/mime-uploads.repository.ts',
+  'libs/webhooks/src/webhook-claims.repository.ts',
+  'libs/webhooks/src/webhook-event-log.repository.ts',
+  'libs/webhooks/src/webhook-messages.repository.ts',
+];
+
+/** Files whose SQL names a table of the email plane. */
+function emailPlaneFiles(): string[] {
+  return [...sourceFiles(join(root, 'apps')), ...sourceFiles(join(root, 'libs'))].filter((file) =>
+    literals(file).some((text) => SQL.test(text) && [...text.matchAll(TABLE)].some((m) => planeOf(m[1].toLowerCase()) === 'email')),
+  );
+}
+
 describe('the census of SQL crossing the control and email planes', () => {
   it('puts every table the migrations create in exactly one plane', () => {
     const dir = join(root, 'libs/database/src/migrations');
@@ -86,6 +111,17 @@ describe('the census of SQL crossing the control and email planes', () => {
     const found = Object.fromEntries(census());
     const known = Object.fromEntries(KNOWN_CROSSINGS.map((c) => [c.file, c.tables]));
     expect(found).toEqual(known);
+  });
+
+  it("has every email-plane statement's class reach its database through EmailPlanes, not the control plane's DataSource", () => {
+    const onControl = emailPlaneFiles()
+      .filter((file) => {
+        const text = readFileSync(file, 'utf8');
+        return /constructor\s*\([^)]*:\s*DataSource\b/s.test(text) && !/constructor\s*\([^)]*:\s*EmailPlanes\b/s.test(text);
+      })
+      .map((file) => relative(root, file))
+      .sort();
+    expect(onControl).toEqual([...EMAIL_PLANE_ON_CONTROL_DATASOURCE].sort());
   });
 
   it('tells a crossing statement from a one-plane one', () => {

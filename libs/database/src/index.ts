@@ -1,5 +1,6 @@
 export * from './data-source';
 export * from './database.module';
+export * from './email-planes';
 export * from './keyset-page';
 export * from './postgres.health';
 export * from './transaction';

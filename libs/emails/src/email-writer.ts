@@ -15,6 +15,8 @@ const MAX_GROUP_BYTES = 8 * 1024 * 1024;
 
 interface Pending {
   emails: AcceptedEmail[];
+  /** The region of the request's emails (one: SendService.route), whose database stores them. */
+  region: string | undefined;
   bytes: number;
   resolve: (events: EmailEventRecord[]) => void;
   reject: (error: unknown) => void;
@@ -26,7 +28,9 @@ interface Pending {
  * the machine. Requests that arrive while statements are running are written together, in one
  * statement (one transaction), and each request's promise settles when that statement commits,
  * so "answered with an id" still means "committed". A shared statement that fails is retried one
- * request at a time, so a request that Postgres refuses fails alone.
+ * request at a time, so a request that Postgres refuses fails alone. A statement writes one
+ * region's emails, into that region's database (EmailPlanes): requests of different regions are
+ * never grouped, so a group's statement commits or fails whole.
  */
 @Injectable()
 export class EmailWriter {
@@ -41,7 +45,7 @@ export class EmailWriter {
    */
   insert(emails: AcceptedEmail[]): Promise<EmailEventRecord[]> {
     return new Promise<EmailEventRecord[]>((resolve, reject) => {
-      this.queue.push({ emails, bytes: emails.reduce((sum, e) => sum + e.email.sizeBytes, 0), resolve, reject });
+      this.queue.push({ emails, region: emails[0]?.region, bytes: emails.reduce((sum, e) => sum + e.email.sizeBytes, 0), resolve, reject });
       this.pump();
     });
   }
@@ -57,19 +61,24 @@ export class EmailWriter {
     }
   }
 
-  /** The oldest pending requests that fit in one statement (always at least one). */
+  /** The oldest pending requests of the oldest one's region that fit in one statement (always at least one). */
   private takeGroup(): Pending[] {
+    const { region } = this.queue[0];
+    const group: Pending[] = [];
     let emails = 0;
     let bytes = 0;
-    let n = 0;
-    while (n < this.queue.length) {
+    for (let n = 0; n < this.queue.length;) {
       const next = this.queue[n];
-      if (n > 0 && (emails + next.emails.length > MAX_GROUP_EMAILS || bytes + next.bytes > MAX_GROUP_BYTES)) break;
+      if (next.region !== region) {
+        n++;
+        continue;
+      }
+      if (group.length > 0 && (emails + next.emails.length > MAX_GROUP_EMAILS || bytes + next.bytes > MAX_GROUP_BYTES)) break;
       emails += next.emails.length;
       bytes += next.bytes;
-      n++;
+      group.push(...this.queue.splice(n, 1));
     }
-    return this.queue.splice(0, n);
+    return group;
   }
 
   private async write(group: Pending[]): Promise<void> {

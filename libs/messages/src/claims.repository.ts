@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@herald/core';
-import { NamedStatement } from '@herald/database';
+import { EmailPlanes, NamedStatement } from '@herald/database';
 import type {
   ClaimedAttachment,
   ClaimedEmail,
@@ -109,7 +109,7 @@ interface ClaimedRecipientRow {
  * a database with the email plane (issue 15); one statement per claim, however many emails.
  */
 async function suppressedRecipients(
-  m: EntityManager,
+  m: EntityManager | DataSource,
   rows: ClaimedRecipientRow[],
   teams: Map<string, string>,
 ): Promise<Map<string, NonNullable<ClaimedRecipient['suppressedBy']>>> {
@@ -139,9 +139,16 @@ interface AttachmentRow extends Omit<ClaimedAttachment, 'contentType' | 'content
 @Injectable()
 export class ClaimsRepository {
   constructor(
-    private readonly db: DataSource,
+    private readonly planes: EmailPlanes,
+    /** The control plane, for the suppressions. */
+    private readonly control: DataSource,
     private readonly events: EmailEventsRepository,
   ) {}
+
+  /** The worker's region's email plane: the emails it is sent. */
+  private get db(): DataSource {
+    return this.planes.home;
+  }
 
   /** Claims the due recipients of these emails; `onClaim` gives the events to record with the claim. */
   async claim(
@@ -158,7 +165,9 @@ export class ClaimsRepository {
       const { rows: attachments } = await CLAIMED_ATTACHMENTS.run<AttachmentRow>(m, [claimedIds]);
       const mimes = await readStoredMimes(m, claimedIds);
       await fillTemplateBodies(m, emails);
-      const suppressed = await suppressedRecipients(m, rows, new Map(emails.map((e) => [e.id, e.team_id])));
+      // One database for both planes: the claim's own connection, so that a claim never waits on its pool for a second one.
+      const suppressions = this.control === this.db ? m : this.control;
+      const suppressed = await suppressedRecipients(suppressions, rows, new Map(emails.map((e) => [e.id, e.team_id])));
       const claimed = new Map(emails.map((row) => [row.id, toClaimedEmail(row, token)]));
       for (const [emailId, mime] of mimes) {
         const email = claimed.get(emailId);

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { MAX_DOMAIN_HINTS } from '@herald/bus';
 import { addressDomain } from '@herald/core';
-import { NamedStatement } from '@herald/database';
+import { EmailPlanes, NamedStatement } from '@herald/database';
 import type { PublishEntries } from '@herald/outbox';
 
 /** An email the reconciler is to publish, with the generation its command carries (none for a first publish). */
@@ -52,14 +51,14 @@ const DELETE_DISPATCHES = NamedStatement.of('delete_email_dispatches', `DELETE F
  */
 @Injectable()
 export class DispatchRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly planes: EmailPlanes) {}
 
-  /** The send path's publishes were acknowledged: these outbox rows are done. */
+  /** The send path's publishes were acknowledged: these outbox rows are done, each in its region's email plane (its id names it). */
   async confirm(ids: string[]): Promise<void> {
     // Narrow outbox rows, gone once published. The reconciler locks rows with SKIP LOCKED and
     // waits for nothing, so this statement cannot deadlock with it; reschedule and cancel touch
     // only scheduled emails' rows, which are never dispatched from here.
-    await DELETE_DISPATCHES.run(this.db, [ids]);
+    for (const group of await this.planes.byId(ids)) await DELETE_DISPATCHES.run(group.db, [group.ids]);
   }
 
   /**
@@ -68,8 +67,8 @@ export class DispatchRepository {
    * claimed since (dispatch_count > 0) is in its lease's hands: its row is only dropped. A row
    * goes once all its emails are published; one partly published keeps the rest.
    */
-  publishDueOutbox(region: string, limit: number, publish: PublishDue): Promise<{ rows: number; published: number }> {
-    return this.db.transaction(async (manager) => {
+  async publishDueOutbox(region: string, limit: number, publish: PublishDue): Promise<{ rows: number; published: number }> {
+    return (await this.planes.of(region)).transaction(async (manager) => {
       const due: (DueRow & { dispatch_id: string; email_ids: string[] })[] = await manager.query(
         `SELECT d.id AS dispatch_id, d.email_ids, e.id, e.team_id, e.region, e.dispatch_count, ${RECIPIENT_DOMAINS}) AS domains
            FROM (SELECT id, email_ids FROM email_dispatches WHERE region = $1 AND due_at <= now()
@@ -98,8 +97,8 @@ export class DispatchRepository {
    * one claim period ahead. A transaction that fails after publishing rolls the generation back,
    * so the next pass publishes the same Nats-Msg-Id and JetStream stores it once.
    */
-  publishDueLeases(region: string, limit: number, claimSeconds: number, publish: PublishDue): Promise<{ rows: number; published: number }> {
-    return this.db.transaction(async (manager) => {
+  async publishDueLeases(region: string, limit: number, claimSeconds: number, publish: PublishDue): Promise<{ rows: number; published: number }> {
+    return (await this.planes.of(region)).transaction(async (manager) => {
       const due: DueRow[] = await manager.query(
         `SELECT e.id, e.team_id, e.region, e.dispatch_count, e.dispatch_called,
                 ${RECIPIENT_DOMAINS} AND r.status IN ('queued', 'deferred', 'sending')) AS domains

@@ -15,6 +15,12 @@ export const toHeraldEvent = (e: EmailEventRecord): HeraldEvent => ({
   data: e.data,
 });
 
+/** An event's outbox row, `<region> <id>`, as EmailEventOutbox's confirmations carry it. */
+function eventRow(row: string): { region: string; id: string } {
+  const [region, id] = row.split(' ');
+  return { region, id };
+}
+
 /**
  * Puts recorded email events on their region's events stream. Events are written to
  * email_events in the transaction that records the fact (the outbox), published after the
@@ -39,7 +45,13 @@ export class EmailEventOutbox implements OnApplicationBootstrap, OnModuleDestroy
     ]);
     this.outbox = new Outbox<EmailEventRecord>(
       'email events',
-      { publish: (e) => publisher.publish(e.region, toHeraldEvent(e)), describe: (e) => e, confirm: (ids) => repository.markPublished(ids) },
+      {
+        publish: (e) => publisher.publish(e.region, toHeraldEvent(e)),
+        describe: (e) => e,
+        // An event is marked in its region's email plane: its row names both.
+        rowOf: (e) => `${e.region} ${e.id}`,
+        confirm: (rows) => repository.markPublished(rows.map(eventRow)),
+      },
       [(limit, publish) => repository.relayDue(config.HERALD_REGION, EVENT_RELAY_AFTER_MS, limit, publish)],
       outboxTuning(config),
       new Logger(EmailEventOutbox.name),

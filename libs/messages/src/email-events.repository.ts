@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import type { PublishEntries } from '@herald/outbox';
-import { NamedStatement } from '@herald/database';
+import { EmailPlanes, NamedStatement } from '@herald/database';
 import { jsonbArrayParameter, plainArray, textArrayParameter } from './binary-arrays';
 import { lastEventOf, type EmailEventRecord } from './email-events';
 import { latestEvents } from './latest-events';
@@ -55,7 +55,7 @@ const MARK_PUBLISHED = NamedStatement.of('mark_email_events_published', `UPDATE 
  */
 @Injectable()
 export class EmailEventsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly planes: EmailPlanes) {}
 
   /**
    * Inserts events in the caller's transaction; returns those that were new (an id seen before is
@@ -97,9 +97,15 @@ export class EmailEventsRepository {
     ]);
   }
 
-  /** Marks events as on the stream. */
-  async markPublished(ids: string[]): Promise<void> {
-    if (ids.length) await MARK_PUBLISHED.run(this.db, [ids]);
+  /** Marks events as on the stream, each in its region's email plane (an event's region is its email's). */
+  async markPublished(events: readonly { region: string; id: string }[]): Promise<void> {
+    const byRegion = new Map<string, string[]>();
+    for (const { region, id } of events) {
+      const ids = byRegion.get(region);
+      if (ids) ids.push(id);
+      else byRegion.set(region, [id]);
+    }
+    for (const [region, ids] of byRegion) await MARK_PUBLISHED.run(await this.planes.of(region), [ids]);
   }
 
   /**
@@ -107,13 +113,13 @@ export class EmailEventsRepository {
    * died), oldest first, locked while they are published so that concurrent relays take
    * different ones, and marked published in the same transaction.
    */
-  relayDue(
+  async relayDue(
     region: string,
     olderThanMs: number,
     limit: number,
     publish: PublishEntries<EmailEventRecord>,
   ): Promise<{ rows: number; published: number }> {
-    return this.db.transaction(async (m) => {
+    return (await this.planes.of(region)).transaction(async (m) => {
       const rows: EventRow[] = await m.query(
         `SELECT ${COLUMNS} FROM email_events
           WHERE region = $1 AND published_at IS NULL AND created_at <= now() - make_interval(secs => $2)

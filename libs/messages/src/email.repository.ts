@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { NamedStatement, PageRequest, Transaction, affectedRows, keysetPage } from '@herald/database';
+import { EmailPlanes, NamedStatement, PageRequest, Transaction, affectedRows, mergedKeysetPage } from '@herald/database';
 import type { EmailRecord, EmailSummary, NewEmail } from './email-record.types';
 import type { EmailEventRecord } from './email-events';
 import { EmailEventsRepository } from './email-events.repository';
@@ -11,14 +11,15 @@ import { fillTemplateBodies } from './template-bodies';
 import { MESSAGES_CONFIG, MessagesConfig } from './messages.config';
 
 /**
- * Emails and their recipients in Postgres. Every method takes the team first, so a query
- * cannot forget its tenant. The send path's insert is one statement (email-insert.ts), so a
- * batch of 100 emails costs one round trip.
+ * Emails and their recipients in Postgres, each in its region's email plane (EmailPlanes): an
+ * email is found by its id's region, and a team's emails are listed and counted across every
+ * region's. Every method takes the team first, so a query cannot forget its tenant. The send
+ * path's insert is one statement (email-insert.ts), so a batch of 100 emails costs one round trip.
  */
 @Injectable()
 export class EmailRepository {
   constructor(
-    private readonly db: DataSource,
+    private readonly planes: EmailPlanes,
     @Inject(MESSAGES_CONFIG.token) private readonly config: MessagesConfig,
     private readonly events: EmailEventsRepository,
   ) {}
@@ -30,15 +31,23 @@ export class EmailRepository {
    * Returns those events, to publish once committed.
    */
   async insert(emails: NewEmail[], alongside?: (tx: Transaction) => Promise<unknown>): Promise<EmailEventRecord[]> {
+    const db = await this.planeOf(emails);
     if (!alongside && !emails.some((e) => e.email.scheduledAt)) {
-      await this.insertEmails(emails, this.db.manager);
+      await this.insertEmails(emails, db.manager);
       return [];
     }
-    return this.db.transaction(async (m) => {
+    return db.transaction(async (m) => {
       await alongside?.(m);
       await this.insertEmails(emails, m);
       return this.events.insert(m, scheduledEvents(emails));
     });
+  }
+
+  /** The email plane of emails stored together: their region's. They have one (a request's, a broadcast chunk's), or the insert could not be atomic. */
+  private planeOf(emails: NewEmail[]): Promise<DataSource> {
+    const regions = new Set(emails.map((e) => e.region));
+    if (regions.size > 1) throw new Error(`emails of several regions (${[...regions].join(', ')}) cannot be stored in one transaction`);
+    return regions.size ? this.planes.of(emails[0].region) : Promise.resolve(this.planes.home);
   }
 
   private async insertEmails(emails: NewEmail[], manager: EntityManager): Promise<void> {
@@ -49,25 +58,27 @@ export class EmailRepository {
   }
 
   async get(teamId: string, id: string): Promise<EmailRecord | null> {
-    const rows: EmailRow[] = await this.db.query(
+    const db = await this.planes.ofId(id);
+    const rows: EmailRow[] = await db.query(
       `SELECT ${SUMMARY_COLUMNS}, html, text_body, headers, tags, template_id, template_values FROM emails WHERE team_id = $1 AND id = $2`,
       [teamId, id],
     );
-    return rows.length ? toRecord((await fillTemplateBodies(this.db, rows))[0]) : null;
+    return rows.length ? toRecord((await fillTemplateBodies(db, rows))[0]) : null;
   }
 
   /** The MIME message an email relayed over SMTP was stored with (email_mime), or null. */
   async mime(teamId: string, id: string): Promise<Buffer | null> {
-    const rows: { mime: Buffer }[] = await this.db.query(
-      `SELECT m.mime FROM email_mime m JOIN emails e ON e.id = m.email_id WHERE e.team_id = $1 AND m.email_id = $2`,
-      [teamId, id],
-    );
+    const rows: { mime: Buffer }[] = await (
+      await this.planes.ofId(id)
+    ).query(`SELECT m.mime FROM email_mime m JOIN emails e ON e.id = m.email_id WHERE e.team_id = $1 AND m.email_id = $2`, [teamId, id]);
     return rows.length ? rows[0].mime : null;
   }
 
-  /** Newest first; `after` pages toward older emails, `before` toward newer (see keysetPage). */
+  /** Newest first, across every region's email plane; `after` pages toward older emails, `before` toward newer (see mergedKeysetPage). */
   async list(teamId: string, page: PageRequest): Promise<{ items: EmailSummary[]; hasMore: boolean }> {
-    const { rows, hasMore } = await keysetPage<EmailRow>(this.db, { table: 'emails', columns: SUMMARY_COLUMNS, teamId }, page);
+    const dbs = await Promise.all(this.planes.all().map((p) => p.db));
+    const query = { table: 'emails', columns: SUMMARY_COLUMNS, teamId };
+    const { rows, hasMore } = await mergedKeysetPage<EmailRow>(dbs, (id) => this.planes.ofId(id), query, page);
     return { items: rows.map(toSummary), hasMore };
   }
 
@@ -78,7 +89,9 @@ export class EmailRepository {
    * it gone.
    */
   async reschedule(teamId: string, id: string, scheduledAt: Date): Promise<boolean> {
-    const result = await this.db.query(
+    const result = await (
+      await this.planes.ofId(id)
+    ).query(
       `WITH moved AS (
          UPDATE email_dispatches d SET due_at = $3
           WHERE d.id = $2 AND EXISTS (SELECT 1 FROM emails e WHERE e.id = $2 AND e.team_id = $1 AND e.last_event = 'scheduled')
@@ -92,7 +105,9 @@ export class EmailRepository {
 
   /** Cancels a scheduled email that has not been dispatched yet: its outbox row goes, so it never comes due. */
   async cancel(teamId: string, id: string): Promise<boolean> {
-    const result = await this.db.query(
+    const result = await (
+      await this.planes.ofId(id)
+    ).query(
       `WITH dropped AS (
          DELETE FROM email_dispatches d
           WHERE d.id = $2 AND EXISTS (SELECT 1 FROM emails e WHERE e.id = $2 AND e.team_id = $1 AND e.last_event = 'scheduled')
@@ -104,19 +119,26 @@ export class EmailRepository {
     return affectedRows(result) === 1;
   }
 
-  /** Recipients of the team's emails accepted since `monthStart`, and of those since `dayStart`. */
+  /** Recipients of the team's emails accepted since `monthStart`, and of those since `dayStart`, in every region. */
   async recipientsAcceptedSince(teamId: string, monthStart: Date, dayStart: Date): Promise<{ month: number; day: number }> {
-    const [row]: { month: number; day: number }[] = await this.db.query(
-      `SELECT count(*)::int AS month, (count(*) FILTER (WHERE e.created_at >= $3))::int AS day
-         FROM emails e JOIN email_recipients r ON r.email_id = e.id
-        WHERE e.team_id = $1 AND e.created_at >= $2`,
-      [teamId, monthStart, dayStart],
+    const counts = await Promise.all(
+      this.planes.all().map(async ({ db }) => {
+        const [row]: { month: number; day: number }[] = await (
+          await db
+        ).query(
+          `SELECT count(*)::int AS month, (count(*) FILTER (WHERE e.created_at >= $3))::int AS day
+             FROM emails e JOIN email_recipients r ON r.email_id = e.id
+            WHERE e.team_id = $1 AND e.created_at >= $2`,
+          [teamId, monthStart, dayStart],
+        );
+        return row ?? { month: 0, day: 0 };
+      }),
     );
-    return row ?? { month: 0, day: 0 };
+    return counts.reduce((sum, c) => ({ month: sum.month + c.month, day: sum.day + c.day }), { month: 0, day: 0 });
   }
 
   async exists(teamId: string, id: string): Promise<boolean> {
-    const rows = await this.db.query(`SELECT 1 FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
+    const rows = await (await this.planes.ofId(id)).query(`SELECT 1 FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
     return rows.length > 0;
   }
 }

@@ -7,6 +7,7 @@ export const PEOPLE_CONFIG = configSlice('people', [
   'HERALD_REGIONS',
   'MAIL_DOMAIN',
   'DATABASE_URL',
+  'CONTROL_DATABASE_URL',
   'DATABASE_SCHEMA',
   'AUTH_SECRET',
   'DASHBOARD_URL',

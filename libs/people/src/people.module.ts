@@ -19,7 +19,8 @@ const authDatabase = {
   inject: [PEOPLE_CONFIG.token],
   useFactory: (config: PeopleConfig) => {
     const pool = new Pool({
-      connectionString: config.DATABASE_URL,
+      // Users, sessions and teams are the control plane's (libs/database planes.ts).
+      connectionString: config.CONTROL_DATABASE_URL ?? config.DATABASE_URL,
       max: 5,
       options: `-c search_path=${config.DATABASE_SCHEMA}`,
       application_name: 'herald-auth',
