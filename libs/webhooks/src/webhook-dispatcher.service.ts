@@ -14,7 +14,13 @@ import {
 import { StrandedClaimsError, WebhookClaimsRepository } from './webhook-claims.repository';
 import { WebhookFanOutService } from './webhook-fan-out.service';
 import { DEFAULT_ENDPOINT_CONNECTIONS, EndpointConnections, HttpAttemptResult, postWebhook } from './webhook-http.client';
-import { AttemptOutcome, DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
+import {
+  AttemptOutcome,
+  DueMessage,
+  MessageSettlement,
+  WebhookHealthNotRecordedError,
+  WebhookMessagesRepository,
+} from './webhook-messages.repository';
 import { WebhookLimits } from './webhook-limits';
 import { signingSecrets, signPayload } from './webhook-secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks.config';
@@ -138,7 +144,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       maxSocketsPerAddress: Math.max(1, this.options.globalConcurrency),
     });
     this.outcomes = new GroupCommit({ maxInFlight: RECORD_BATCHES_IN_FLIGHT, maxItems: RECORD_BATCH_MAX }, async (batch) => {
-      await this.messages.recordAttempts(batch, this.options.disableAfterMs);
+      await this.messages.recordAttempts(batch, this.options.disableAfterMs).catch((error: unknown) => {
+        // Recorded but for their webhooks' health: not to be retried (their attempts would be recorded twice).
+        if (!(error instanceof WebhookHealthNotRecordedError)) throw error;
+        this.logger.warn(error.message);
+      });
       return batch.map(() => null);
     });
     fanOut?.onFannedOut(() => this.wake());
