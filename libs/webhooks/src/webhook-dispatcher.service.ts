@@ -72,8 +72,8 @@ const LIMIT_SWEEP_MS = 10_000;
  * How often the webhooks with due messages are looked up, and how many at most: the next claim
  * reads each by its own due index, so one whose messages are newer than another's backlog is not
  * left waiting until that backlog has drained below the claim's window of oldest messages. The
- * same look-up finds the webhooks with messages that are not enabled, which the claims skip until
- * the next: so a webhook enabled again is delivered to within this long.
+ * same look-up finds the disabled webhooks with messages, which the claims skip until the next:
+ * so a webhook enabled again is delivered to within this long.
  */
 const DISCOVER_MS = 1_000;
 const DISCOVER_MAX = 1_000;
@@ -110,7 +110,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** Webhooks with due messages when last looked up (until the next claim), and when that was. */
   private discovered: readonly string[] = [];
   private discoveredAt = -Infinity;
-  /** Webhooks with messages left that are not enabled (disabled or deleted), found by look-ups and claims: claims skip them. */
+  /** Disabled webhooks with messages left, found by look-ups and claims: claims skip them. */
   private stopped = new Set<string>();
   /** Claims being handed back after a cut. */
   private readonly releasing = new Set<Promise<void>>();

@@ -77,15 +77,13 @@ export class WebhookMessagesRepository {
   /**
    * fanOut for several events at once (group commit of the events consumer): the enabled
    * webhooks of their teams read, then one insert; returns how many messages each event made, in
-   * order (an event given twice counts at its first place).
+   * order (an event given twice counts at its first place). A webhook deleted between the read and
+   * the insert still gets its messages (no foreign key crosses the planes): the dispatcher deletes
+   * them when it meets them (WebhookClaimsRepository), never sending them.
    */
   async fanOutMany(events: readonly FanOutEvent[]): Promise<number[]> {
     if (events.length === 0) return [];
-    const rows = await this.insertMessages(events).catch((error: unknown) => {
-      // A webhook deleted between the read and the insert (its messages' foreign key): read again.
-      if (isWebhookForeignKeyViolation(error)) return this.insertMessages(events);
-      throw error;
-    });
+    const rows = await this.insertMessages(events);
     const made = new Map<string, number>();
     for (const r of rows) made.set(r.event_id, (made.get(r.event_id) ?? 0) + 1);
     return events.map((e) => {
@@ -227,13 +225,6 @@ export interface AttemptOutcome {
   message: Pick<DueMessage, 'id' | 'webhookId'>;
   attempt: AttemptRecord;
   settlement: MessageSettlement;
-}
-
-/** Postgres refused a message for a webhook that is no longer there (webhook_messages.webhook_id). */
-function isWebhookForeignKeyViolation(error: unknown): boolean {
-  const e = (error ?? {}) as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-  const pg = e.driverError ?? e;
-  return pg.code === '23503' && pg.constraint === 'webhook_messages_webhook_id_fkey';
 }
 
 /**

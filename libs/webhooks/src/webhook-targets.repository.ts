@@ -25,7 +25,7 @@ export type HealthTick = { kind: 'success' } | { kind: 'failure'; sentAt: Date }
  * their own, never beside webhook_messages, and what is found is passed to the messages'
  * statements as parameters. Each read is of the webhooks as they are now (a disabling, a deletion
  * or a secret rotation counts from the next read), and answers only enabled webhooks: a disabled
- * or deleted one is absent.
+ * or deleted one is absent (existingAmong tells the two apart).
  */
 export class WebhookTargetsRepository {
   constructor(private readonly db: DataSource) {}
@@ -69,6 +69,13 @@ export class WebhookTargetsRepository {
   async enabledAmong(ids: readonly string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
     const rows: { id: string }[] = await this.db.query(`SELECT id FROM webhooks WHERE id = ANY($1::uuid[]) AND status = 'enabled'`, [ids]);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Which of these webhooks exist, enabled or not: one absent was deleted (ids are never reused). */
+  async existingAmong(ids: readonly string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows: { id: string }[] = await this.db.query(`SELECT id FROM webhooks WHERE id = ANY($1::uuid[])`, [ids]);
     return new Set(rows.map((r) => r.id));
   }
 
