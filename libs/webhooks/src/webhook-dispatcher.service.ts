@@ -89,8 +89,9 @@ const RECORD_RETRY_MS = 60_000;
  * queued) more than an equal share of the process's slots with one share left for a newcomer
  * (never less than its floor's worth), so endpoints that adapted upwards cannot crowd out the
  * rest. Each webhook has a short queue of claimed messages, so a freed slot starts the next
- * delivery at once. Outcomes are recorded in batches (one transaction for all the outcomes that
- * finish while the previous batch commits); connections are kept alive per checked address. A
+ * delivery at once. Outcomes are recorded in batches (all the outcomes that finish while the
+ * previous batch commits: one transaction for their attempts and messages, then one for their
+ * webhooks' health); connections are kept alive per checked address. A
  * fan-out in this process wakes the poll at once. Shutdown stops polling, hands the queued claims
  * back and waits for the attempts in flight.
  */
