@@ -9,7 +9,9 @@ import { call, startTestApi, type TestApi, type TestTeam } from '../support/api-
  * their own. What that must keep: only enabled webhooks subscribed to the type get messages; the
  * messages of a webhook disabled after they were made are not delivered (a claim hands them back
  * as they were, and the claims skip them from then on) until it is enabled again; a claim carries
- * the webhook's endpoint and secrets as they are when it is made.
+ * the webhook's endpoint and secrets as they are when it is made. No foreign key binds the
+ * messages to their webhook either: deleting a webhook deletes its messages after it, and a
+ * message made for a webhook deleted meanwhile is deleted when the dispatcher meets it.
  */
 describe('webhooks: fan-out and claims read the webhooks apart from their messages', () => {
   let api: TestApi;
@@ -51,6 +53,23 @@ describe('webhooks: fan-out and claims read the webhooks apart from their messag
   const messagesOf = async (webhookId: string): Promise<{ id: string; status: string; next_attempt_at: string }[]> =>
     db.query(`SELECT id, status, next_attempt_at::text FROM webhook_messages WHERE webhook_id = $1 ORDER BY id`, [webhookId]);
   const claim = (skip: string[] = []) => claims.claimDue(100, 60_000, 100, new Map(), [], skip);
+  const remove = async (id: string) => (await call(api.url, team.token, 'DELETE', `/webhooks/${id}`)).status;
+  const attemptsOf = async (messageIds: string[]): Promise<unknown[]> =>
+    db.query(`SELECT id FROM webhook_attempts WHERE message_id = ANY($1::text[])`, [messageIds]);
+  /**
+   * Fan-out whose webhook is deleted (through the API) right after it read the subscriptions: the
+   * race of a deletion between fan-out's read and its insert.
+   */
+  const fanOutRacingDeletion = async (webhookId: string, fanned: FanOutEvent): Promise<number> => {
+    const racing = Object.assign(Object.create(db) as DataSource, {
+      query: async (sql: string, parameters?: unknown[]) => {
+        const rows: unknown = await db.query(sql, parameters);
+        if (/FROM webhooks/.test(sql)) expect(await remove(webhookId)).toBe(200);
+        return rows;
+      },
+    });
+    return new WebhookMessagesRepository(racing).fanOut(fanned);
+  };
 
   it('makes messages for the enabled webhooks of the team subscribed to the type only', async () => {
     const created = await webhook(['domain.created', 'domain.deleted']);
@@ -114,5 +133,44 @@ describe('webhooks: fan-out and claims read the webhooks apart from their messag
     const all = await claims.webhooksWithDueMessages(10);
     expect([...all.due].sort()).toEqual(enabled);
     expect(all.stopped).toEqual([off.id]);
+  });
+
+  it('deletes a deleted webhook’s messages and their attempts with it, delivered or not, and no other webhook’s', async () => {
+    const doomed = await webhook();
+    const kept = await webhook();
+    await messages.fanOut(event());
+    await messages.fanOut(event());
+    const [delivered] = await messagesOf(doomed.id);
+    const attempt = { messageId: delivered!.id, attempt: 1, statusCode: 200, error: null, responseExcerpt: '', durationMs: 3, sentAt: new Date() };
+    await messages.recordAttempt({ id: delivered!.id, webhookId: doomed.id }, attempt, { status: 'success' }, 60_000);
+    const doomedIds = (await messagesOf(doomed.id)).map((m) => m.id);
+    expect(await attemptsOf(doomedIds)).toHaveLength(1);
+
+    expect(await remove(doomed.id)).toBe(200);
+    expect(await messagesOf(doomed.id)).toEqual([]);
+    expect(await attemptsOf(doomedIds)).toEqual([]);
+    expect(await messagesOf(kept.id)).toHaveLength(2);
+    // Retried, the deletion answers that the webhook is gone and leaves the same.
+    expect(await remove(doomed.id)).toBe(404);
+    expect(await messagesOf(kept.id)).toHaveLength(2);
+  });
+
+  it('deletes at its claim, never delivering it, a message made for a webhook deleted after fan-out read it', async () => {
+    const hook = await webhook();
+    expect(await fanOutRacingDeletion(hook.id, event())).toBe(1);
+    expect(await messagesOf(hook.id)).toHaveLength(1);
+    expect(await claim()).toEqual({ due: [], stopped: [] });
+    expect(await messagesOf(hook.id)).toEqual([]);
+  });
+
+  it('deletes at the look-up of webhooks with due messages a message made for a webhook deleted after fan-out read it', async () => {
+    const hook = await webhook();
+    const off = await webhook();
+    expect(await fanOutRacingDeletion(hook.id, event())).toBe(2);
+    await setStatus(off.id, 'disabled');
+    expect(await claims.webhooksWithDueMessages(10)).toEqual({ due: [], stopped: [off.id] });
+    expect(await messagesOf(hook.id)).toEqual([]);
+    // The disabled webhook's message is kept, to be delivered once it is enabled again.
+    expect(await messagesOf(off.id)).toHaveLength(1);
   });
 });

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { type AttemptOutcome, type MessageSettlement, WebhookMessagesRepository } from '@herald/webhooks';
+import { type AttemptOutcome, type MessageSettlement, WebhookHealthNotRecordedError, WebhookMessagesRepository } from '@herald/webhooks';
 import { startTestApi, type TestApi, type TestTeam } from '../support/api-harness';
 
 /**
  * Group commit of delivery outcomes: one batch records every attempt, settles every message,
- * and keeps each endpoint's health exactly as if the outcomes had been recorded one by one in
- * the batch's order (success clears the failing streak, a failure starts it, a streak older
- * than the window disables, a 410 disables at once).
+ * and then (on the control plane, after the messages' commit) keeps each endpoint's health
+ * exactly as if the outcomes had been recorded one by one in the batch's order (success clears
+ * the failing streak, a failure starts it, a streak older than the window disables, a 410
+ * disables at once).
  */
 describe('webhooks: outcomes recorded in a batch', () => {
   const HOUR = 3_600_000;
@@ -134,6 +135,22 @@ describe('webhooks: outcomes recorded in a batch', () => {
     expect(await health(stale)).toMatchObject({ status: 'disabled', disabled_reason: 'every delivery failed for 2.0 hours' });
     expect(await health(staleButRecovered)).toMatchObject({ status: 'enabled', disabled_reason: null });
     expect((await health(staleButRecovered)).failing_since).not.toBeNull();
+  });
+
+  it('commits the attempts and messages before the health: a health that cannot be written leaves them recorded', async () => {
+    const a = await webhook(new Date(Date.now() - HOUR));
+    const ok = await success(a);
+    // Its webhook id is no uuid, which the health's transaction refuses after the outcomes' commit.
+    const other = await success(a);
+    const unhealthy: AttemptOutcome = { ...other, message: { id: other.message.id, webhookId: 'not-a-webhook' } };
+    await expect(repo.recordAttempts([ok, unhealthy], 5 * 24 * HOUR)).rejects.toBeInstanceOf(WebhookHealthNotRecordedError);
+    for (const o of [ok, unhealthy]) {
+      const [m] = await db.query(`SELECT status FROM webhook_messages WHERE id = $1`, [o.message.id]);
+      expect(m.status).toBe('success');
+      expect(await db.query(`SELECT attempt FROM webhook_attempts WHERE message_id = $1`, [o.message.id])).toEqual([{ attempt: 1 }]);
+    }
+    // The batch's health is one transaction: none of it was written.
+    expect((await health(a)).failing_since).not.toBeNull();
   });
 
   it('records the rest of a batch when one outcome cannot be recorded', async () => {

@@ -3,13 +3,13 @@ import { DataSource } from 'typeorm';
 import type { DueMessage, WebhookMessageStatus, WebhookPayload } from './webhook-messages.repository';
 import { WebhookTargetsRepository } from './webhook-targets.repository';
 
-/** What a claim answers: the messages to deliver, and the webhooks found not enabled (their claims handed back). */
+/** What a claim answers: the messages to deliver, and the webhooks found disabled (their claims handed back). */
 export interface ClaimedMessages {
   due: DueMessage[];
   stopped: string[];
 }
 
-/** The webhooks with undelivered messages: those enabled with some due now, and those not enabled (disabled or deleted). */
+/** The webhooks with undelivered messages: those enabled with some due now, and those disabled. */
 export interface WebhooksWithMessages {
   due: string[];
   stopped: string[];
@@ -74,8 +74,9 @@ export class WebhookClaimsRepository {
    *
    * Then the claimed messages' webhooks are read as they are now (a statement of their own: see
    * WebhookTargetsRepository): the messages of enabled ones are answered with their endpoint and
-   * secrets, and those of a webhook disabled or deleted meanwhile are handed back as they were
-   * (`stopped` names their webhooks, for the next claims to skip). A failure after the claim
+   * secrets, those of a webhook disabled meanwhile are handed back as they were (`stopped` names
+   * their webhooks, for the next claims to skip), and those of a deleted one are deleted, with
+   * every other message of that webhook (deleteOfDeletedWebhooks). A failure after the claim
    * throws StrandedClaimsError naming what it took, for the caller to hand back; a crashed
    * dispatcher's claims come due when the lease ends.
    */
@@ -135,7 +136,9 @@ export class WebhookClaimsRepository {
     let unsent: ClaimedRow[];
     try {
       targets = await this.webhooks.targetsOf([...new Set(rows.map((r) => r.webhook_id))]);
-      unsent = rows.filter((r) => !targets.has(r.webhook_id));
+      const notEnabled = rows.filter((r) => !targets.has(r.webhook_id));
+      const deleted = await this.deleteOfDeletedWebhooks([...new Set(notEnabled.map((r) => r.webhook_id))]);
+      unsent = notEnabled.filter((r) => !deleted.has(r.webhook_id));
       if (unsent.length) await this.handBack(unsent);
     } catch (error) {
       throw new StrandedClaimsError(
@@ -151,6 +154,21 @@ export class WebhookClaimsRepository {
     return { due, stopped: [...new Set(unsent.map((r) => r.webhook_id))] };
   }
 
+  /**
+   * Deletes every message (and attempt) of those of these webhooks, found not enabled, that no
+   * longer exist, and answers them. Their deletion (WebhooksService.remove) deleted the messages
+   * there when it ran; these were made meanwhile (fan-out read the webhook before its deletion and
+   * inserted after) or left by a crash between the two: no foreign key crosses the planes to
+   * refuse or cascade them. A disabled webhook's messages stay, to be delivered once it is enabled
+   * again.
+   */
+  private async deleteOfDeletedWebhooks(notEnabled: readonly string[]): Promise<Set<string>> {
+    const existing = await this.webhooks.existingAmong(notEnabled);
+    const deleted = notEnabled.filter((id) => !existing.has(id));
+    if (deleted.length) await this.db.query(`DELETE FROM webhook_messages WHERE webhook_id = ANY($1::uuid[])`, [deleted]);
+    return new Set(deleted);
+  }
+
   /** Undoes the claim of these messages: their status and due time as they were before it. */
   private async handBack(claimed: readonly ClaimedRow[]): Promise<void> {
     await this.db.query(
@@ -164,8 +182,9 @@ export class WebhookClaimsRepository {
   /**
    * The webhooks with undelivered messages, walked one index probe each (a loose scan of the
    * per-webhook due index), however long their backlogs, a page at a time, each page's webhooks
-   * then read as they are now: up to `limit` enabled ones with messages due now, and the ones
-   * met that are not enabled (disabled, or deleted), whose messages the claims skip.
+   * then read as they are now: up to `limit` enabled ones with messages due now, and the disabled
+   * ones met, whose messages the claims skip. The messages of a deleted one met are deleted
+   * (deleteOfDeletedWebhooks).
    */
   async webhooksWithDueMessages(limit: number): Promise<WebhooksWithMessages> {
     const found: WebhooksWithMessages = { due: [], stopped: [] };
@@ -186,7 +205,9 @@ export class WebhookClaimsRepository {
         [limit, after],
       );
       const enabled = await this.webhooks.enabledAmong(page.map((r) => r.webhook_id));
+      const deleted = await this.deleteOfDeletedWebhooks(page.map((r) => r.webhook_id).filter((id) => !enabled.has(id)));
       for (const r of page) {
+        if (deleted.has(r.webhook_id)) continue;
         if (!enabled.has(r.webhook_id)) found.stopped.push(r.webhook_id);
         else if (r.due && found.due.length < limit) found.due.push(r.webhook_id);
       }

@@ -14,7 +14,13 @@ import {
 import { StrandedClaimsError, WebhookClaimsRepository } from './webhook-claims.repository';
 import { WebhookFanOutService } from './webhook-fan-out.service';
 import { DEFAULT_ENDPOINT_CONNECTIONS, EndpointConnections, HttpAttemptResult, postWebhook } from './webhook-http.client';
-import { AttemptOutcome, DueMessage, MessageSettlement, WebhookMessagesRepository } from './webhook-messages.repository';
+import {
+  AttemptOutcome,
+  DueMessage,
+  MessageSettlement,
+  WebhookHealthNotRecordedError,
+  WebhookMessagesRepository,
+} from './webhook-messages.repository';
 import { WebhookLimits } from './webhook-limits';
 import { signingSecrets, signPayload } from './webhook-secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks.config';
@@ -66,8 +72,8 @@ const LIMIT_SWEEP_MS = 10_000;
  * How often the webhooks with due messages are looked up, and how many at most: the next claim
  * reads each by its own due index, so one whose messages are newer than another's backlog is not
  * left waiting until that backlog has drained below the claim's window of oldest messages. The
- * same look-up finds the webhooks with messages that are not enabled, which the claims skip until
- * the next: so a webhook enabled again is delivered to within this long.
+ * same look-up finds the disabled webhooks with messages, which the claims skip until the next:
+ * so a webhook enabled again is delivered to within this long.
  */
 const DISCOVER_MS = 1_000;
 const DISCOVER_MAX = 1_000;
@@ -83,8 +89,9 @@ const RECORD_RETRY_MS = 60_000;
  * queued) more than an equal share of the process's slots with one share left for a newcomer
  * (never less than its floor's worth), so endpoints that adapted upwards cannot crowd out the
  * rest. Each webhook has a short queue of claimed messages, so a freed slot starts the next
- * delivery at once. Outcomes are recorded in batches (one transaction for all the outcomes that
- * finish while the previous batch commits); connections are kept alive per checked address. A
+ * delivery at once. Outcomes are recorded in batches (all the outcomes that finish while the
+ * previous batch commits: one transaction for their attempts and messages, then one for their
+ * webhooks' health); connections are kept alive per checked address. A
  * fan-out in this process wakes the poll at once. Shutdown stops polling, hands the queued claims
  * back and waits for the attempts in flight.
  */
@@ -104,7 +111,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** Webhooks with due messages when last looked up (until the next claim), and when that was. */
   private discovered: readonly string[] = [];
   private discoveredAt = -Infinity;
-  /** Webhooks with messages left that are not enabled (disabled or deleted), found by look-ups and claims: claims skip them. */
+  /** Disabled webhooks with messages left, found by look-ups and claims: claims skip them. */
   private stopped = new Set<string>();
   /** Claims being handed back after a cut. */
   private readonly releasing = new Set<Promise<void>>();
@@ -138,7 +145,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       maxSocketsPerAddress: Math.max(1, this.options.globalConcurrency),
     });
     this.outcomes = new GroupCommit({ maxInFlight: RECORD_BATCHES_IN_FLIGHT, maxItems: RECORD_BATCH_MAX }, async (batch) => {
-      await this.messages.recordAttempts(batch, this.options.disableAfterMs);
+      await this.messages.recordAttempts(batch, this.options.disableAfterMs).catch((error: unknown) => {
+        // Recorded but for their webhooks' health: not to be retried (their attempts would be recorded twice).
+        if (!(error instanceof WebhookHealthNotRecordedError)) throw error;
+        this.logger.warn(error.message);
+      });
       return batch.map(() => null);
     });
     fanOut?.onFannedOut(() => this.wake());

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import { StrandedClaimsError, WebhookClaimsRepository, type ClaimedMessages } from './webhook-claims.repository';
 import { WebhookDispatcher } from './webhook-dispatcher.service';
-import type { AttemptOutcome, DueMessage, WebhookMessagesRepository } from './webhook-messages.repository';
+import { type AttemptOutcome, type DueMessage, WebhookHealthNotRecordedError, type WebhookMessagesRepository } from './webhook-messages.repository';
 import type { WebhooksConfig } from './webhooks.config';
 
 const CONFIG = {
@@ -117,6 +117,17 @@ describe('WebhookDispatcher when Postgres goes away between statements', () => {
     const dispatcher = new WebhookDispatcher(messages, claims, CONFIG, null, null);
     await dispatcher.poll();
     await dispatcher.onModuleDestroy();
+    expect(calls.filter((c) => c === 'recordAttempts')).toHaveLength(1);
+  });
+
+  it('does not record again an outcome recorded but for its webhook’s health (its attempt would be recorded twice)', async () => {
+    const healthLost = new WebhookHealthNotRecordedError([message('msg_health').webhookId], reset());
+    const { calls, claims, messages } = fakes([async () => ({ due: [message('msg_health')], stopped: [] })], [() => Promise.reject(healthLost)]);
+    const dispatcher = new WebhookDispatcher(messages, claims, CONFIG, null, null);
+    received.length = 0;
+    await dispatcher.poll();
+    await dispatcher.onModuleDestroy();
+    expect(received).toEqual(['msg_health']);
     expect(calls.filter((c) => c === 'recordAttempts')).toHaveLength(1);
   });
 });

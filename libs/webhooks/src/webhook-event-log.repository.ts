@@ -58,8 +58,9 @@ const toEntry = (r: EntryRow): EventLogEntry => ({
 });
 
 /**
- * The read side of webhook messages for the /webhooks/:id/events API, and replay. Every method
- * takes the team and the webhook, so another team's ids find nothing.
+ * The read side of webhook messages for the /webhooks/:id/events API, replay, and the deletion of
+ * a deleted webhook's messages. Every method takes the team and the webhook, so another team's ids
+ * find nothing.
  */
 @Injectable()
 export class WebhookEventLogRepository {
@@ -103,6 +104,14 @@ export class WebhookEventLogRepository {
       sentAt: r.sent_at,
     }));
     return { items, hasMore: rows.length > page.limit };
+  }
+
+  /**
+   * Deletes the webhook's messages and, with them, their attempts: those of a deleted webhook,
+   * whose row is the control plane's and so cannot cascade to them (issue 15). Idempotent.
+   */
+  async deleteOfWebhook(teamId: string, webhookId: string): Promise<void> {
+    await this.db.query(`DELETE FROM webhook_messages WHERE team_id = $1 AND webhook_id = $2`, [teamId, webhookId]);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type WebhookSubscription, WebhookTargetsRepository } from './webhook-targets.repository';
+import { type HealthTick, type WebhookSubscription, WebhookTargetsRepository } from './webhook-targets.repository';
 
 export type WebhookMessageStatus = 'pending' | 'attempting' | 'success' | 'failed';
 
@@ -56,7 +56,7 @@ const MESSAGE_ID_SQL = `'msg_' || lpad(to_hex((extract(epoch FROM clock_timestam
  * (libs/database planes.ts): no statement here names both. What fan-out needs of the webhooks
  * (which are enabled and subscribed to what) is read first by WebhookTargetsRepository, as they
  * are now, and passed to the insert as parameters; an outcome's effect on its webhook's health is
- * a statement of its own (still in the outcomes' transaction).
+ * written by it too, after the outcomes' transaction (see recordAttempts).
  */
 @Injectable()
 export class WebhookMessagesRepository {
@@ -77,15 +77,13 @@ export class WebhookMessagesRepository {
   /**
    * fanOut for several events at once (group commit of the events consumer): the enabled
    * webhooks of their teams read, then one insert; returns how many messages each event made, in
-   * order (an event given twice counts at its first place).
+   * order (an event given twice counts at its first place). A webhook deleted between the read and
+   * the insert still gets its messages (no foreign key crosses the planes): the dispatcher deletes
+   * them when it meets them (WebhookClaimsRepository), never sending them.
    */
   async fanOutMany(events: readonly FanOutEvent[]): Promise<number[]> {
     if (events.length === 0) return [];
-    const rows = await this.insertMessages(events).catch((error: unknown) => {
-      // A webhook deleted between the read and the insert (its messages' foreign key): read again.
-      if (isWebhookForeignKeyViolation(error)) return this.insertMessages(events);
-      throw error;
-    });
+    const rows = await this.insertMessages(events);
     const made = new Map<string, number>();
     for (const r of rows) made.set(r.event_id, (made.get(r.event_id) ?? 0) + 1);
     return events.map((e) => {
@@ -141,14 +139,41 @@ export class WebhookMessagesRepository {
   }
 
   /**
-   * Records the attempts and settles their messages in one transaction (group commit: a few
-   * statements for the whole batch), and keeps each endpoint's health as if the outcomes were
+   * Records the attempts and settles their messages in one transaction (group commit: two
+   * statements for the whole batch), then keeps each endpoint's health as if the outcomes were
    * recorded one after the other in the order given: a success clears its failing streak; a
    * failure starts one (or continues it), and an endpoint failing for `disableAfterMs` with no
    * success in between is disabled, as a 410 disables it at once.
+   *
+   * The messages are the email plane's and the health the control plane's, which issue 15 puts in
+   * databases of their own: two commits, the messages' first. They are what must be exact (an
+   * attempt recorded twice or not at all is wrong forever, and a message left unsettled is sent
+   * again), while health is a running judgement that the next outcomes correct. The other order
+   * would apply the ticks of outcomes whose recording then fails, and again when they are
+   * recorded one by one. Should the process die between the two commits (or the health's fail:
+   * WebhookHealthNotRecordedError), the batch's ticks are lost and nothing else:
+   * - a failure's: nothing if it continued a streak; if it began one, the streak begins at the
+   *   next failure recorded, so a failing endpoint is disabled about one retry interval later,
+   *   against a window of days;
+   * - a success's: its clearing of the streak waits for the next success. Accepted: until then a
+   *   failure continues the streak from before the lost success, which only matters if the
+   *   endpoint then fails without one success until the old streak's window is up; it is then
+   *   disabled early (by less than the window), and a disabled webhook keeps its messages for
+   *   when it is enabled again;
+   * - a 410's: its message is settled failed and the webhook stays enabled until the next message
+   *   to it is answered 410 again, which disables it then; no message is lost meanwhile.
    */
   async recordAttempts(outcomes: readonly AttemptOutcome[], disableAfterMs: number): Promise<void> {
     if (outcomes.length === 0) return;
+    await this.settle(outcomes);
+    const ticks = healthTicks(outcomes);
+    await this.webhooks.recordHealth(ticks, disableAfterMs).catch((error: unknown) => {
+      throw new WebhookHealthNotRecordedError([...ticks.keys()], error);
+    });
+  }
+
+  /** The attempts recorded and their messages settled, in one transaction. */
+  private async settle(outcomes: readonly AttemptOutcome[]): Promise<void> {
     const a = outcomes.map((o) => o.attempt);
     await this.db.transaction(async (tx) => {
       await tx.query(
@@ -176,43 +201,22 @@ export class WebhookMessagesRepository {
           outcomes.map((o) => (o.settlement.status === 'pending' ? o.settlement.nextAttemptAt : null)),
         ],
       );
-      // Each webhook's outcomes in order, consecutive repeats collapsed (a second success, failure
-      // or disabling in a row changes nothing the first did not). Webhooks in id order, so two
-      // batches lock the rows they share in the same order.
-      const health = new Map<string, HealthOp[]>();
-      for (const o of outcomes) {
-        const op = healthOp(o);
-        const ops = health.get(o.message.webhookId) ?? [];
-        if (ops.at(-1)?.kind !== op.kind) ops.push(op);
-        health.set(o.message.webhookId, ops);
-      }
-      const ids = [...health.keys()].sort();
-      const onlySuccesses = ids.filter((id) => health.get(id)!.every((op) => op.kind === 'success'));
-      if (onlySuccesses.length > 0) {
-        await tx.query(`UPDATE webhooks SET failing_since = NULL WHERE id = ANY($1::uuid[]) AND failing_since IS NOT NULL`, [onlySuccesses]);
-      }
-      for (const id of ids) {
-        const ops = health.get(id)!;
-        if (ops.every((op) => op.kind === 'success')) continue;
-        for (const op of ops) {
-          if (op.kind === 'disable') {
-            await tx.query(`UPDATE webhooks SET status = 'disabled', disabled_reason = $2 WHERE id = $1 AND status = 'enabled'`, [id, op.reason]);
-          } else if (op.kind === 'success') {
-            await tx.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [id]);
-          } else {
-            await tx.query(
-              `UPDATE webhooks
-                  SET failing_since = coalesce(failing_since, $2),
-                      status = CASE WHEN coalesce(failing_since, $2) <= now() - $3::float8 * interval '1 millisecond' THEN 'disabled' ELSE status END,
-                      disabled_reason = CASE WHEN coalesce(failing_since, $2) <= now() - $3::float8 * interval '1 millisecond'
-                                             THEN 'every delivery failed for ' || round(($3::float8 / 3600000)::numeric, 1) || ' hours' ELSE disabled_reason END
-                WHERE id = $1 AND status = 'enabled'`,
-              [id, op.sentAt, disableAfterMs],
-            );
-          }
-        }
-      }
     });
+  }
+}
+
+/**
+ * The outcomes were recorded (their attempts and messages committed) but their webhooks' health
+ * was not. Recording them again would record their attempts twice: the caller must not, and the
+ * health misses their ticks (see recordAttempts).
+ */
+export class WebhookHealthNotRecordedError extends Error {
+  constructor(
+    readonly webhookIds: string[],
+    cause: unknown,
+  ) {
+    super(`health of ${webhookIds.length} webhook(s) not recorded: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'WebhookHealthNotRecordedError';
   }
 }
 
@@ -223,16 +227,22 @@ export interface AttemptOutcome {
   settlement: MessageSettlement;
 }
 
-/** Postgres refused a message for a webhook that is no longer there (webhook_messages.webhook_id). */
-function isWebhookForeignKeyViolation(error: unknown): boolean {
-  const e = (error ?? {}) as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-  const pg = e.driverError ?? e;
-  return pg.code === '23503' && pg.constraint === 'webhook_messages_webhook_id_fkey';
+/**
+ * Each webhook's ticks in the outcomes' order, consecutive repeats collapsed (a second success,
+ * failure or disabling in a row changes nothing the first did not).
+ */
+function healthTicks(outcomes: readonly AttemptOutcome[]): Map<string, HealthTick[]> {
+  const ticks = new Map<string, HealthTick[]>();
+  for (const o of outcomes) {
+    const tick = healthTick(o);
+    const ofWebhook = ticks.get(o.message.webhookId) ?? [];
+    if (ofWebhook.at(-1)?.kind !== tick.kind) ofWebhook.push(tick);
+    ticks.set(o.message.webhookId, ofWebhook);
+  }
+  return ticks;
 }
 
-type HealthOp = { kind: 'success' } | { kind: 'failure'; sentAt: Date } | { kind: 'disable'; reason: string };
-
-function healthOp(o: AttemptOutcome): HealthOp {
+function healthTick(o: AttemptOutcome): HealthTick {
   if (o.settlement.status === 'success') return { kind: 'success' };
   if (o.settlement.status === 'failed' && o.settlement.disableWebhook) return { kind: 'disable', reason: o.settlement.disableWebhook };
   return { kind: 'failure', sentAt: o.attempt.sentAt };

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HeraldError, isUuid, newId } from '@herald/core';
 import { addressAllowList } from './endpoint-address';
+import { WebhookEventLogRepository } from './webhook-event-log.repository';
 import { EndpointPolicy, validateCreateWebhook, validateUpdateWebhook, validateWebhookListQuery } from './webhook-input.validation';
 import {
   type DeletedWebhook,
@@ -33,6 +34,7 @@ export class WebhooksService {
   constructor(
     @Inject(WEBHOOKS_CONFIG.token) config: WebhooksConfig,
     private readonly webhooks: WebhooksRepository,
+    private readonly eventLog: WebhookEventLogRepository,
   ) {
     this.policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowed: addressAllowList(config.WEBHOOK_ALLOWED_ADDRESSES) };
   }
@@ -59,9 +61,19 @@ export class WebhooksService {
     return presentWebhookReference(id);
   }
 
+  /**
+   * The webhook, then its messages and their attempts: they are the email plane's (issue 15), so
+   * no foreign key cascades to them. Deleted even when no webhook was found, so a DELETE retried
+   * after failing between the two finishes the first. The undelivered messages a crash between
+   * the two leaves, or a fan-out makes for the webhook meanwhile, the dispatcher deletes when it
+   * meets them (with the rest of the webhook's); settled ones a crash leaves, alone, stay, which
+   * nothing reads (the event log asks for the webhook first).
+   */
   async remove(teamId: string, id: string): Promise<DeletedWebhook> {
     assertId(id);
-    if (!(await this.webhooks.delete(teamId, id))) throw notFound();
+    const deleted = await this.webhooks.delete(teamId, id);
+    await this.eventLog.deleteOfWebhook(teamId, id);
+    if (!deleted) throw notFound();
     return presentDeletedWebhook(id);
   }
 

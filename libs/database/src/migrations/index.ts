@@ -27,6 +27,7 @@ import { WebhookDuePerEndpoint1765610000000 } from './1765610000000-webhook-due-
 import { DispatchCalled1765615000000 } from './1765615000000-dispatch-called';
 import { ContactImportJobs1765620000000 } from './1765620000000-contact-import-jobs';
 import { EmailPlaneUnboundFromTeams1765625000000 } from './1765625000000-email-plane-unbound-from-teams';
+import { WebhookMessagesUnbound1765626000000 } from './1765626000000-webhook-messages-unbound';
 
 /** Every migration, in order. A new migration is a new file listed here. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   DispatchCalled1765615000000,
   ContactImportJobs1765620000000,
   EmailPlaneUnboundFromTeams1765625000000,
+  WebhookMessagesUnbound1765626000000,
 ];
