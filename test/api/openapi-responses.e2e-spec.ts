@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
+import { EmailPlanes } from '@herald/database';
 import { WebhookMessagesRepository } from '@herald/webhooks';
 import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
 import { Json, OpenApiDocument } from '../support/openapi-document';
@@ -169,7 +170,7 @@ describe('the OpenAPI document, against real responses', () => {
     const webhook = await call(api.url, acme.token, 'POST', '/webhooks', { endpoint: 'https://example.com/log', events: ['email.sent'] });
     const id: string = webhook.body.id;
     // The webhooks role writes the log; here one event is fanned out and one attempt recorded as it would.
-    const messages = new WebhookMessagesRepository(api.app.get(DataSource));
+    const messages = new WebhookMessagesRepository(api.app.get(EmailPlanes), api.app.get(DataSource));
     const payload = { type: 'email.sent', created_at: new Date().toISOString(), data: { email_id: randomUUID() } };
     expect(await messages.fanOut({ id: randomUUID(), teamId: acme.teamId, type: 'email.sent', payload })).toBe(1);
 

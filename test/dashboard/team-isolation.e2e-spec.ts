@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { DataSource } from 'typeorm';
+import { EmailPlanes } from '@herald/database';
 import { DomainsRepository } from '@herald/domains';
 import { SystemMailer } from '@herald/people';
 import { WebhookMessagesRepository } from '@herald/webhooks';
@@ -61,7 +62,7 @@ describe('dashboard team isolation: every team route, both ways', () => {
     const webhookEndpoint = `https://${label}.example/hooks/${randomUUID()}`;
     const webhookId = (await dash('POST', '/webhooks', { endpoint: webhookEndpoint, events: ['email.sent'] })).id;
     // The webhooks role writes the delivery log; one event is fanned out here as it would.
-    await new WebhookMessagesRepository(api.app.get(DataSource)).fanOut({
+    await new WebhookMessagesRepository(api.app.get(EmailPlanes), api.app.get(DataSource)).fanOut({
       id: randomUUID(),
       teamId,
       type: 'email.sent',

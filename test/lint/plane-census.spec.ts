@@ -80,9 +80,6 @@ const EMAIL_PLANE_ON_CONTROL_DATASOURCE: string[] = [
   'libs/messages/src/email-feed.repository.ts',
   'libs/messages/src/engagement.repository.ts',
   'libs/messages/src/mime-uploads.repository.ts',
-  'libs/webhooks/src/webhook-claims.repository.ts',
-  'libs/webhooks/src/webhook-event-log.repository.ts',
-  'libs/webhooks/src/webhook-messages.repository.ts',
 ];
 
 /** Files whose SQL names a table of the email plane. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { DataSource } from 'typeorm';
+import { EmailPlanes } from '@herald/database';
 import { DomainsRepository } from '@herald/domains';
 import { WebhookMessagesRepository } from '@herald/webhooks';
 import { call, markVerified, startTestApi, TestApi, TestTeam } from '../support/api-harness';
@@ -65,7 +66,7 @@ describe('tenant isolation: every route, every key kind', () => {
     const webhookEndpoint = `https://${label}.example/hooks/${randomUUID()}`;
     const webhookId = (await ok('POST', '/webhooks', { endpoint: webhookEndpoint, events: ['email.sent'] })).id;
     // The webhooks role writes the event log; one event is fanned out here as it would.
-    const messages = new WebhookMessagesRepository(api.app.get(DataSource));
+    const messages = new WebhookMessagesRepository(api.app.get(EmailPlanes), api.app.get(DataSource));
     await messages.fanOut({
       id: randomUUID(),
       teamId: team.teamId,

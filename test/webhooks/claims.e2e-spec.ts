@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { EmailPlanes } from '@herald/database';
 import { type FanOutEvent, WebhookClaimsRepository, WebhookMessagesRepository } from '@herald/webhooks';
 import { call, startTestApi, type TestApi, type TestTeam } from '../support/api-harness';
 
@@ -23,8 +24,8 @@ describe('webhooks: fan-out and claims read the webhooks apart from their messag
   beforeAll(async () => {
     api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8' });
     db = api.app.get(DataSource);
-    messages = new WebhookMessagesRepository(db);
-    claims = new WebhookClaimsRepository(db);
+    messages = new WebhookMessagesRepository(api.app.get(EmailPlanes), db);
+    claims = new WebhookClaimsRepository(api.app.get(EmailPlanes), db);
   });
   beforeEach(async () => {
     // Claims take every team's due messages: each test starts with none, and a team of its own.
@@ -68,7 +69,7 @@ describe('webhooks: fan-out and claims read the webhooks apart from their messag
         return rows;
       },
     });
-    return new WebhookMessagesRepository(racing).fanOut(fanned);
+    return new WebhookMessagesRepository(api.app.get(EmailPlanes), racing).fanOut(fanned);
   };
 
   it('makes messages for the enabled webhooks of the team subscribed to the type only', async () => {

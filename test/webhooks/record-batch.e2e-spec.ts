@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { EmailPlanes } from '@herald/database';
 import { type AttemptOutcome, type MessageSettlement, WebhookHealthNotRecordedError, WebhookMessagesRepository } from '@herald/webhooks';
 import { startTestApi, type TestApi, type TestTeam } from '../support/api-harness';
 
@@ -20,7 +21,7 @@ describe('webhooks: outcomes recorded in a batch', () => {
   beforeAll(async () => {
     api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8' });
     db = api.app.get(DataSource);
-    repo = new WebhookMessagesRepository(db);
+    repo = new WebhookMessagesRepository(api.app.get(EmailPlanes), db);
     team = await api.team();
   });
   afterAll(async () => {

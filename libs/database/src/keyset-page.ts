@@ -100,7 +100,7 @@ async function pageQuery<R>(db: DataSource, query: PageQuery, page: PageRequest,
       conditions.push(`(created_at, id) ${past} (SELECT created_at, id FROM ${query.table} WHERE team_id = $1 AND id = ${id})`);
     } else {
       params.push(cursor.at);
-      conditions.push(`(created_at, id) ${past} (timestamptz 'epoch' + $${params.length}::bigint * interval '1 microsecond', ${id}::uuid)`);
+      conditions.push(`(created_at, id) ${past} (timestamptz 'epoch' + $${params.length}::bigint * interval '1 microsecond', ${id})`);
     }
   }
   // Toward newer rows the `limit` closest to the cursor are the oldest ones: fetch ascending, then flip.

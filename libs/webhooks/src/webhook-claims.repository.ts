@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { EmailPlanes } from '@herald/database';
 import type { DueMessage, WebhookMessageStatus, WebhookPayload } from './webhook-messages.repository';
 import { WebhookTargetsRepository } from './webhook-targets.repository';
 
@@ -55,8 +56,17 @@ const BEFORE_EVERY_WEBHOOK = '00000000-0000-0000-0000-000000000000';
 export class WebhookClaimsRepository {
   private readonly webhooks: WebhookTargetsRepository;
 
-  constructor(private readonly db: DataSource) {
-    this.webhooks = new WebhookTargetsRepository(db);
+  constructor(
+    private readonly planes: EmailPlanes,
+    /** The control plane, where the webhooks are. */
+    control: DataSource,
+  ) {
+    this.webhooks = new WebhookTargetsRepository(control);
+  }
+
+  /** The webhooks role's region's email plane: the messages of the events of its region's stream. */
+  private get db(): DataSource {
+    return this.planes.home;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
+import type { EmailPlanes } from '@herald/database';
 import { StrandedClaimsError, WebhookClaimsRepository, type ClaimedMessages } from './webhook-claims.repository';
 import { WebhookDispatcher } from './webhook-dispatcher.service';
 import { type AttemptOutcome, type DueMessage, WebhookHealthNotRecordedError, type WebhookMessagesRepository } from './webhook-messages.repository';
@@ -148,7 +149,9 @@ describe('WebhookClaimsRepository.claimDue when the read after its claim fails',
       transaction: async (work: (tx: { query: () => Promise<unknown> }) => Promise<unknown>) => work({ query: async () => claimed }),
       query: () => Promise.reject(reset()),
     } as unknown as DataSource;
-    const error = await new WebhookClaimsRepository(db).claimDue(10, 120_000, 4, new Map()).catch((e: unknown) => e);
+    const error = await new WebhookClaimsRepository({ home: db } as unknown as EmailPlanes, db)
+      .claimDue(10, 120_000, 4, new Map())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StrandedClaimsError);
     expect((error as StrandedClaimsError).ids).toEqual(['msg_1', 'msg_2']);
     expect(((error as StrandedClaimsError).cause as Error).message).toBe('read ECONNRESET');

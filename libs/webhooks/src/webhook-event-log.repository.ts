@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { EmailPlanes, mergedKeysetPage } from '@herald/database';
 import type { WebhookMessageStatus, WebhookPayload } from './webhook-messages.repository';
 
 /** One webhook message as the event log shows it (the message id is the event id of this API). */
@@ -48,6 +49,8 @@ interface AttemptRow {
   sent_at: Date;
 }
 
+const ENTRY_COLUMNS = 'id, event_type, status, created_at, next_attempt_at, payload';
+
 const toEntry = (r: EntryRow): EventLogEntry => ({
   id: r.id,
   type: r.event_type,
@@ -60,36 +63,38 @@ const toEntry = (r: EntryRow): EventLogEntry => ({
 /**
  * The read side of webhook messages for the /webhooks/:id/events API, replay, and the deletion of
  * a deleted webhook's messages. Every method takes the team and the webhook, so another team's ids
- * find nothing.
+ * find nothing. A webhook's messages are made by each region's webhooks role in its own email plane
+ * (EmailPlanes): the log reads every region's, and a message is looked for in each.
  */
 @Injectable()
 export class WebhookEventLogRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly planes: EmailPlanes) {}
 
-  /** Newest first; `after` (a message id of this webhook) pages toward older ones. */
+  /** Newest first, across regions; `after` (a message id of this webhook) pages toward older ones. */
   async list(teamId: string, webhookId: string, page: LogPage): Promise<{ items: EventLogEntry[]; hasMore: boolean }> {
-    const rows: EntryRow[] = await this.db.query(
-      `SELECT m.id, m.event_type, m.status, m.created_at, m.next_attempt_at, m.payload
-       FROM webhook_messages m
-       WHERE m.team_id = $1 AND m.webhook_id = $2
-         AND ($3::text IS NULL OR (m.created_at, m.id) < (SELECT c.created_at, c.id FROM webhook_messages c WHERE c.id = $3 AND c.webhook_id = $2))
-       ORDER BY m.created_at DESC, m.id DESC LIMIT $4`,
-      [teamId, webhookId, page.after, page.limit + 1],
-    );
-    return { items: rows.slice(0, page.limit).map(toEntry), hasMore: rows.length > page.limit };
+    const query = { table: 'webhook_messages', columns: ENTRY_COLUMNS, teamId, equals: { webhook_id: webhookId } };
+    const holding = async (id: string) => (await this.holding(teamId, webhookId, id)) ?? (await this.planes.all()[0].db);
+    const { rows, hasMore } = await mergedKeysetPage<EntryRow>(await this.dbs(), holding, query, { ...page, before: null });
+    return { items: rows.map(toEntry), hasMore };
   }
 
   async get(teamId: string, webhookId: string, messageId: string): Promise<EventLogEntry | null> {
-    const [row]: EntryRow[] = await this.db.query(
-      `SELECT id, event_type, status, created_at, next_attempt_at, payload FROM webhook_messages WHERE team_id = $1 AND webhook_id = $2 AND id = $3`,
-      [teamId, webhookId, messageId],
-    );
-    return row ? toEntry(row) : null;
+    for (const db of await this.dbs()) {
+      const [row]: EntryRow[] = await db.query(`SELECT ${ENTRY_COLUMNS} FROM webhook_messages WHERE team_id = $1 AND webhook_id = $2 AND id = $3`, [
+        teamId,
+        webhookId,
+        messageId,
+      ]);
+      if (row) return toEntry(row);
+    }
+    return null;
   }
 
   /** Newest attempt first; `after` (an attempt id of this message) pages toward older ones. */
   async attempts(messageId: string, page: LogPage): Promise<{ items: EventLogAttempt[]; hasMore: boolean }> {
-    const rows: AttemptRow[] = await this.db.query(
+    const db = await this.holdingAttempts(messageId);
+    if (!db) return { items: [], hasMore: false };
+    const rows: AttemptRow[] = await db.query(
       `SELECT id::text AS id, attempt, status_code, error, response_excerpt, sent_at FROM webhook_attempts
        WHERE message_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
        ORDER BY id DESC LIMIT $3`,
@@ -111,7 +116,7 @@ export class WebhookEventLogRepository {
    * whose row is the control plane's and so cannot cascade to them (issue 15). Idempotent.
    */
   async deleteOfWebhook(teamId: string, webhookId: string): Promise<void> {
-    await this.db.query(`DELETE FROM webhook_messages WHERE team_id = $1 AND webhook_id = $2`, [teamId, webhookId]);
+    for (const db of await this.dbs()) await db.query(`DELETE FROM webhook_messages WHERE team_id = $1 AND webhook_id = $2`, [teamId, webhookId]);
   }
 
   /**
@@ -120,14 +125,44 @@ export class WebhookEventLogRepository {
    * attempted right now is left to that attempt (null when the team's webhook has no such message).
    */
   async replay(teamId: string, webhookId: string, messageId: string): Promise<ReplayOutcome> {
-    const [rows]: [{ id: string }[], number] = await this.db.query(
+    const db = await this.holding(teamId, webhookId, messageId);
+    if (!db) return null;
+    const [rows]: [{ id: string }[], number] = await db.query(
       `UPDATE webhook_messages
        SET attempts = CASE WHEN status IN ('success', 'failed') THEN 0 ELSE attempts END,
            status = 'pending', next_attempt_at = now()
        WHERE team_id = $1 AND webhook_id = $2 AND id = $3 AND status <> 'attempting' RETURNING id`,
       [teamId, webhookId, messageId],
     );
-    if (rows.length > 0) return 'requeued';
-    return (await this.get(teamId, webhookId, messageId)) ? 'in_flight' : null;
+    return rows.length > 0 ? 'requeued' : 'in_flight';
+  }
+
+  /** Every served region's email plane, one per database. */
+  private dbs(): Promise<DataSource[]> {
+    return Promise.all(this.planes.all().map((p) => p.db));
+  }
+
+  /** The email plane holding the team's webhook's message, or null. */
+  private async holding(teamId: string, webhookId: string, messageId: string): Promise<DataSource | null> {
+    for (const db of await this.dbs()) {
+      const found: unknown[] = await db.query(`SELECT 1 FROM webhook_messages WHERE team_id = $1 AND webhook_id = $2 AND id = $3`, [
+        teamId,
+        webhookId,
+        messageId,
+      ]);
+      if (found.length) return db;
+    }
+    return null;
+  }
+
+  /** The email plane holding a message's attempts (its own), or null. */
+  private async holdingAttempts(messageId: string): Promise<DataSource | null> {
+    const dbs = await this.dbs();
+    if (dbs.length === 1) return dbs[0];
+    for (const db of dbs) {
+      const found: unknown[] = await db.query(`SELECT 1 FROM webhook_messages WHERE id = $1`, [messageId]);
+      if (found.length) return db;
+    }
+    return null;
   }
 }

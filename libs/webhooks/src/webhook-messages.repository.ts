@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { EmailPlanes } from '@herald/database';
 import { type HealthTick, type WebhookSubscription, WebhookTargetsRepository } from './webhook-targets.repository';
 
 export type WebhookMessageStatus = 'pending' | 'attempting' | 'success' | 'failed';
@@ -62,8 +63,17 @@ const MESSAGE_ID_SQL = `'msg_' || lpad(to_hex((extract(epoch FROM clock_timestam
 export class WebhookMessagesRepository {
   private readonly webhooks: WebhookTargetsRepository;
 
-  constructor(private readonly db: DataSource) {
-    this.webhooks = new WebhookTargetsRepository(db);
+  constructor(
+    private readonly planes: EmailPlanes,
+    /** The control plane, where the webhooks are. */
+    control: DataSource,
+  ) {
+    this.webhooks = new WebhookTargetsRepository(control);
+  }
+
+  /** The webhooks role's region's email plane: the messages of the events of its region's stream. */
+  private get db(): DataSource {
+    return this.planes.home;
   }
 
   /**
