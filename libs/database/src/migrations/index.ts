@@ -26,6 +26,7 @@ import { MimeUploads1765605000000 } from './1765605000000-mime-uploads';
 import { WebhookDuePerEndpoint1765610000000 } from './1765610000000-webhook-due-per-endpoint';
 import { DispatchCalled1765615000000 } from './1765615000000-dispatch-called';
 import { ContactImportJobs1765620000000 } from './1765620000000-contact-import-jobs';
+import { BroadcastLedgerUnbound1765627000000 } from './1765627000000-broadcast-ledger-unbound';
 
 /** Every migration, in order. A new migration is a new file listed here. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   WebhookDuePerEndpoint1765610000000,
   DispatchCalled1765615000000,
   ContactImportJobs1765620000000,
+  BroadcastLedgerUnbound1765627000000,
 ];
