@@ -1,7 +1,7 @@
 // The broadcasts benchmark of issue 18 (`npm run bench:broadcasts`). On this machine, in one run:
 //   1. fan-out: a broadcast to a segment of --contacts contacts (100,000), sent with
 //      POST /broadcasts {send: true} to `herald api`, which turns it into one durable email per
-//      contact (chunks of BROADCAST_CHUNK_SIZE, each one transaction with the broadcast's cursor);
+//      contact (chunks of BROADCAST_CHUNK_SIZE, each one transaction, then the broadcast's cursor);
 //      printed: emails written per second, from the request until the broadcast is `sent`
 //      (target ≥ 20,000/s, the batch API's figure);
 //   2. delivery: the time from the request until the last email is at the local MX sinks

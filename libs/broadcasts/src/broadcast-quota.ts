@@ -52,14 +52,17 @@ export class BroadcastQuota {
     );
   }
 
-  /** Reserves a chunk's emails; the caller releases them if the chunk is not written. */
+  /** Reserves a chunk's emails; the caller releases those it does not write. */
   reserve(teamId: string, plan: PlanId, count: number): Promise<Reservation> {
     const backstop = (monthStart: Date, dayStart: Date) => this.emails.recipientsAcceptedSince(teamId, monthStart, dayStart);
     return this.quota.reserve(teamId, plan, count, new Date(), backstop);
   }
 
-  async release(teamId: string, reservation: Reservation): Promise<void> {
-    await this.quota.release(teamId, reservation).catch((error: Error) => this.logger.warn(`broadcast quota refund failed: ${error.message}`));
+  /** Gives back `count` of the reservation's emails (all of them unless told). */
+  async release(teamId: string, reservation: Reservation, count = reservation.count): Promise<void> {
+    await this.quota
+      .release(teamId, { ...reservation, count })
+      .catch((error: Error) => this.logger.warn(`broadcast quota refund failed: ${error.message}`));
   }
 }
 

@@ -21,23 +21,46 @@ const MARK_UNSUBSCRIBED = NamedStatement.of(
 
 /**
  * broadcast_recipients, a broadcast's ledger: one row per contact the fan-out wrote an email for
- * (in the chunk's transaction), who each email went to, and who unsubscribed through the
- * broadcast. The email plane's table (libs/database planes.ts): no statement here names the
- * broadcast or its team's tables, which stay in the control plane. Every method of a team's
- * ledger takes the team first; an unsubscribe token names an email alone.
+ * (in the transaction of the email, whose writing the row's key decides), who each email went to,
+ * and who unsubscribed through the broadcast. The email plane's table (libs/database planes.ts):
+ * no statement here names the broadcast or its team's tables, which stay in the control plane.
+ * Every method of a team's ledger takes the team first; an unsubscribe token names an email alone.
  */
 @Injectable()
 export class BroadcastRecipientsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** In the chunk's transaction: the contact each of the chunk's emails goes to. */
-  async insert(teamId: string, broadcastId: string, recipients: readonly { contactId: string; emailId: string }[], tx?: Transaction): Promise<void> {
-    if (!recipients.length) return;
-    await managerOf(this.db, tx).query(
+  /**
+   * In the chunk's email transaction, before its emails: the contact each email goes to, for the
+   * contacts not in the ledger yet. Answers the ids of the emails recorded, the only ones to write:
+   * a contact already there got its email from an attempt that died before moving the cursor, or
+   * from one racing this one (whose row this waits for, then leaves).
+   */
+  async insert(
+    teamId: string,
+    broadcastId: string,
+    recipients: readonly { contactId: string; emailId: string }[],
+    tx?: Transaction,
+  ): Promise<Set<string>> {
+    if (!recipients.length) return new Set();
+    const rows: { email_id: string }[] = await managerOf(this.db, tx).query(
       `INSERT INTO broadcast_recipients (broadcast_id, contact_id, email_id, team_id)
-       SELECT $1, c, e, $2 FROM unnest($3::uuid[], $4::uuid[]) AS x(c, e)`,
+       SELECT $1, c, e, $2 FROM unnest($3::uuid[], $4::uuid[]) AS x(c, e)
+       ON CONFLICT (broadcast_id, contact_id) DO NOTHING
+       RETURNING email_id`,
       [broadcastId, teamId, recipients.map((r) => r.contactId), recipients.map((r) => r.emailId)],
     );
+    return new Set(rows.map((r) => r.email_id));
+  }
+
+  /** The contacts with a ledger row after `after` (null: from the start) up to `upTo`, a chunk's range in contact id order. */
+  async contactsBetween(teamId: string, broadcastId: string, after: string | null, upTo: string): Promise<Set<string>> {
+    const rows: { contact_id: string }[] = await this.db.query(
+      `SELECT contact_id FROM broadcast_recipients
+        WHERE broadcast_id = $2 AND ($3::uuid IS NULL OR contact_id > $3::uuid) AND contact_id <= $4::uuid AND team_id = $1`,
+      [teamId, broadcastId, after, upTo],
+    );
+    return new Set(rows.map((r) => r.contact_id));
   }
 
   /** The broadcast and contact an email was sent to (an unsubscribe token's), or null. */

@@ -12,7 +12,9 @@ import { BroadcastQuota, isQuotaExceeded } from './broadcast-quota';
 import { prepareBroadcast, recipientEmail, unsubscribeOf, type PreparedBroadcast } from './broadcast-message';
 import { BroadcastRecipientsRepository } from './broadcast-recipients.repository';
 import { BROADCASTS_CONFIG, type BroadcastsConfig } from './broadcasts.config';
-import { BroadcastsRepository, FanOutCursorMoved, type FanOutChunk, type FanOutState } from './broadcasts.repository';
+import type { Broadcast } from './broadcast.types';
+import { BroadcastsRepository, FanOutCursorMoved, type FanOutState } from './broadcasts.repository';
+import { chunkCounts, type FanOutChunk } from './fan-out-chunk';
 
 const POLL_MS = 1000;
 /** Chunks whose send commands are still being published while the next chunk is written. */
@@ -25,15 +27,20 @@ const DISPATCHES_IN_FLIGHT = 4;
  * scheduled and due, or left by a process that died) and turns each one's segment into emails,
  * chunk by chunk, through the send path's store and dispatch outbox.
  *
- * Each chunk is one transaction: the emails (with their dispatch-outbox row), one
- * broadcast_recipients row per contact, and the cursor moved past the chunk's last contact, from
- * where this process found it (each its own statement: the ledger is the email plane's, the
- * cursor the control plane's). A process killed at any point leaves either the whole chunk or
- * none of it, and the next one resumes after the cursor: nobody gets the broadcast twice, nobody
- * is skipped. Two processes on one broadcast (a lease that ran out under a slow chunk) cannot
- * both commit a chunk: the second finds the cursor moved and rolls back; (broadcast, contact) is
- * the primary key of broadcast_recipients besides. Emails committed but not yet published are
- * the dispatch outbox's to relay, as for any email.
+ * A chunk is written in two steps, as its two halves live in different databases (issue 15):
+ * first one transaction of the email plane, the broadcast_recipients rows first (one per contact,
+ * keyed by broadcast and contact, ON CONFLICT DO NOTHING) and then the emails (with their
+ * dispatch-outbox row) of the contacts whose row was new; then, once that committed, the cursor
+ * in the control plane, moved past the chunk's last contact from where this process found it
+ * (a compare-and-set). Nobody gets the broadcast twice: a contact's email is written only with
+ * its new ledger row. Nobody is skipped: the cursor moves only after the chunk's emails
+ * committed, and a process killed in between leaves the chunk to be written again from the
+ * cursor, which writes the emails its rows were missing and no others. The counts moved with
+ * the cursor are read back from the ledger (chunkCounts), so a chunk written again counts what
+ * it would have once. Two processes on one broadcast (a lease that ran out under a slow chunk)
+ * may both write a chunk: the ledger's key gives each contact's email to one of them, the
+ * cursor's compare-and-set lets one go on, and the other stops (FanOutCursorMoved). Emails
+ * committed but not yet published are the dispatch outbox's to relay, as for any email.
  *
  * Left out, and counted: unsubscribed contacts, contacts not subscribed to the broadcast's topic,
  * and addresses on the team's suppression list.
@@ -137,15 +144,9 @@ export class BroadcastRunner implements OnModuleDestroy {
         return written;
       }
       try {
-        if (rows.length)
-          await this.emails.insert(rows, async (tx) => {
-            // The cursor first: a chunk another process already wrote fails here, not on the ledger's key.
-            await this.repository.advance(tx, broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS);
-            await this.ledger.insert(broadcast.teamId, broadcast.id, chunk.recipients, tx);
-          });
-        else await this.repository.advanceAlone(broadcast.id, cursor, chunk, this.config.BROADCAST_LEASE_SECONDS);
+        written += reserved ? await this.write(broadcast, chunk, rows, reserved) : 0;
+        await this.advance(broadcast, cursor, chunk);
       } catch (error) {
-        if (reserved) await this.quota.release(broadcast.teamId, reserved);
         await next.catch(() => undefined);
         if (error instanceof FanOutCursorMoved) {
           this.logger.warn(error.message);
@@ -154,10 +155,32 @@ export class BroadcastRunner implements OnModuleDestroy {
         throw error;
       }
       cursor = chunk.cursor;
-      written += rows.length;
-      this.written.inc(rows.length);
-      await this.dispatch(rows);
     }
+  }
+
+  /**
+   * The chunk's email-plane transaction: its ledger rows, then the emails of the contacts whose
+   * row is new. The quota reserved for the others (whose emails another attempt wrote) is given
+   * back, and the emails written are published. Answers how many were written.
+   */
+  private async write(broadcast: Broadcast, chunk: FanOutChunk, rows: NewEmail[], reserved: Reservation): Promise<number> {
+    let fresh: NewEmail[];
+    try {
+      fresh = await this.emails.insertKept(rows, (tx) => this.ledger.insert(broadcast.teamId, broadcast.id, chunk.recipients, tx));
+    } catch (error) {
+      await this.quota.release(broadcast.teamId, reserved);
+      throw error;
+    }
+    await this.quota.release(broadcast.teamId, reserved, rows.length - fresh.length);
+    this.written.inc(fresh.length);
+    await this.dispatch(fresh);
+    return fresh.length;
+  }
+
+  /** Moves the cursor past the chunk, with the counts of its range as the ledger has them (chunkCounts). */
+  private async advance(broadcast: Broadcast, from: string | null, chunk: FanOutChunk): Promise<void> {
+    const ledgered = await this.ledger.contactsBetween(broadcast.teamId, broadcast.id, from, chunk.cursor);
+    await this.repository.advance(broadcast.id, from, chunk.cursor, chunkCounts(chunk, ledgered), this.config.BROADCAST_LEASE_SECONDS);
   }
 
   /** The chunk after `after`: its members read, left out or rendered; null at the segment's end. */
@@ -174,11 +197,11 @@ export class BroadcastRunner implements OnModuleDestroy {
 
   /** Who of these members gets an email, and the email of each. */
   private async chunkOf(p: PreparedBroadcast, members: SegmentMember[]): Promise<{ chunk: FanOutChunk; rows: NewEmail[] }> {
-    const skipped = { skippedUnsubscribed: 0, skippedTopic: 0, skippedSuppressed: 0 };
+    const skipped: FanOutChunk['skipped'] = { unsubscribed: [], topic: [], suppressed: [] };
     const candidates: SegmentMember[] = [];
     for (const m of members) {
-      if (m.unsubscribed) skipped.skippedUnsubscribed++;
-      else if (p.broadcast.topicId && m.topicSubscription !== 'opt_in') skipped.skippedTopic++;
+      if (m.unsubscribed) skipped.unsubscribed.push(m.contactId);
+      else if (p.broadcast.topicId && m.topicSubscription !== 'opt_in') skipped.topic.push(m.contactId);
       else candidates.push(m);
     }
     const suppressed = new Set(
@@ -192,7 +215,7 @@ export class BroadcastRunner implements OnModuleDestroy {
     const rows: NewEmail[] = [];
     for (const m of candidates) {
       if (suppressed.has(m.email)) {
-        skipped.skippedSuppressed++;
+        skipped.suppressed.push(m.contactId);
         continue;
       }
       const emailId = newRegionalId(p.region);

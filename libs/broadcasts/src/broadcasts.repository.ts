@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { affectedRows, keysetPage, managerOf, NamedStatement, type PageRequest, type Transaction } from '@herald/database';
+import { affectedRows, keysetPage, NamedStatement, type PageRequest } from '@herald/database';
 import type { Broadcast, BroadcastContent, BroadcastStatus, FanOutCounts } from './broadcast.types';
 
 interface BroadcastRow {
@@ -32,14 +32,6 @@ export interface FanOutState {
   cursor: string | null;
 }
 
-/** One chunk of a fan-out: who got an email (by email id), and who was left out and why. */
-export interface FanOutChunk {
-  recipients: { contactId: string; emailId: string }[];
-  skipped: Omit<FanOutCounts, 'recipients'>;
-  /** The last contact of the chunk, sent or skipped: where the next chunk starts. */
-  cursor: string;
-}
-
 /** Who an unsubscribe token stands for: one email of a broadcast, hence one contact. */
 export interface UnsubscribeTarget extends UnsubscribeContext {
   teamId: string;
@@ -55,7 +47,7 @@ export interface UnsubscribeContext {
   topic: { id: string; name: string } | null;
 }
 
-/** Raised inside a chunk's transaction when another process moved the cursor: the chunk rolls back. */
+/** Raised when another process moved the cursor first: this one stops, and the ledger kept its chunk from being written twice. */
 export class FanOutCursorMoved extends Error {
   constructor(readonly broadcastId: string) {
     super(`The fan-out of broadcast ${broadcastId} moved on in another process.`);
@@ -161,34 +153,23 @@ export class BroadcastsRepository {
   }
 
   /**
-   * In the chunk's transaction (the one that inserts its emails and its ledger rows): moves the
-   * cursor from where this process found it to the chunk's last contact, adds the counts and
-   * extends the lease. Throws FanOutCursorMoved (rolling the chunk back) when the cursor is no
-   * longer where it was: another process took the broadcast over.
+   * Once a chunk's emails committed (in the email plane, whose transaction never names this
+   * table): moves the cursor from where this process found it to the chunk's last contact, adds
+   * the chunk's counts and extends the lease, in one statement. Throws FanOutCursorMoved when the
+   * cursor is no longer where it was: another process took the broadcast over and moved it past
+   * the chunk (with its counts). Dying before this leaves the cursor behind the chunk, which is
+   * then written again: its ledger rows stop a second email, and its counts are the ledger's
+   * (chunkCounts), so they come out the same.
    */
-  async advance(tx: Transaction | undefined, id: string, from: string | null, chunk: FanOutChunk, leaseSeconds: number): Promise<void> {
-    const result = await managerOf(this.db, tx).query(
+  async advance(id: string, from: string | null, to: string, counts: FanOutCounts, leaseSeconds: number): Promise<void> {
+    const result = await this.db.query(
       `UPDATE broadcasts SET cursor = $3, recipients = recipients + $4, skipped_unsubscribed = skipped_unsubscribed + $5,
          skipped_topic = skipped_topic + $6, skipped_suppressed = skipped_suppressed + $7,
          lease_until = now() + make_interval(secs => $8), updated_at = now()
        WHERE id = $1 AND status = 'sending' AND cursor IS NOT DISTINCT FROM $2`,
-      [
-        id,
-        from,
-        chunk.cursor,
-        chunk.recipients.length,
-        chunk.skipped.skippedUnsubscribed,
-        chunk.skipped.skippedTopic,
-        chunk.skipped.skippedSuppressed,
-        leaseSeconds,
-      ],
+      [id, from, to, counts.recipients, counts.skippedUnsubscribed, counts.skippedTopic, counts.skippedSuppressed, leaseSeconds],
     );
     if (affectedRows(result) !== 1) throw new FanOutCursorMoved(id);
-  }
-
-  /** A chunk with no email to write (all left out): the cursor moves in a transaction of its own. */
-  advanceAlone(id: string, from: string | null, chunk: FanOutChunk, leaseSeconds: number): Promise<void> {
-    return this.db.transaction((m) => this.advance(m, id, from, chunk, leaseSeconds));
   }
 
   /** The fan-out reached the segment's end: `sent`, if this process still holds it at `cursor`. */

@@ -43,6 +43,22 @@ export class EmailRepository {
     });
   }
 
+  /**
+   * As insert with `alongside`, where `keep` (in the transaction, before the emails) writes what
+   * decides which of `emails` are still to be written and answers their ids: only those are
+   * inserted, in the same one statement, with their `email.scheduled` events (left to the events
+   * outbox to publish). Answers the emails written.
+   */
+  async insertKept(emails: NewEmail[], keep: (tx: Transaction) => Promise<ReadonlySet<string>>): Promise<NewEmail[]> {
+    return (await this.planeOf(emails)).transaction(async (m) => {
+      const ids = await keep(m);
+      const kept = emails.filter((e) => ids.has(e.id));
+      await this.insertEmails(kept, m);
+      await this.events.insert(m, scheduledEvents(kept));
+      return kept;
+    });
+  }
+
   /** The email plane of emails stored together: their region's. They have one (a request's, a broadcast chunk's), or the insert could not be atomic. */
   private planeOf(emails: NewEmail[]): Promise<DataSource> {
     const regions = new Set(emails.map((e) => e.region));

@@ -15,6 +15,9 @@ import { MimeUploadsRepository } from './mime-uploads.repository';
  */
 export type AlongsideWrite = Parameters<EmailRepository['insert']>[1];
 
+/** A write in the insert's transaction, before the emails, that answers the ids of those still to be written. */
+type KeepWrite = Parameters<EmailRepository['insertKept']>[1];
+
 /**
  * The email record's one owner: what accepting (libs/emails) and delivering (libs/delivery)
  * read and write of emails, their recipients, attachments, SMTP messages, dispatches and events.
@@ -33,6 +36,11 @@ export class EmailStore {
   /** Stores accepted emails with their dispatch-outbox rows (and `email.scheduled` events); see EmailRepository.insert. */
   insert(emails: NewEmail[], alongside?: AlongsideWrite): Promise<EmailEventRecord[]> {
     return this.emails.insert(emails, alongside);
+  }
+
+  /** Stores those of `emails` that `keep` answers, deciding in their transaction (a broadcast's ledger); see EmailRepository.insertKept. */
+  insertKept(emails: NewEmail[], keep: KeepWrite): Promise<NewEmail[]> {
+    return this.emails.insertKept(emails, keep);
   }
 
   /**

@@ -28,6 +28,7 @@ import { DispatchCalled1765615000000 } from './1765615000000-dispatch-called';
 import { ContactImportJobs1765620000000 } from './1765620000000-contact-import-jobs';
 import { EmailPlaneUnboundFromTeams1765625000000 } from './1765625000000-email-plane-unbound-from-teams';
 import { WebhookMessagesUnbound1765626000000 } from './1765626000000-webhook-messages-unbound';
+import { BroadcastLedgerUnbound1765627000000 } from './1765627000000-broadcast-ledger-unbound';
 
 /** Every migration, in order. A new migration is a new file listed here. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   ContactImportJobs1765620000000,
   EmailPlaneUnboundFromTeams1765625000000,
   WebhookMessagesUnbound1765626000000,
+  BroadcastLedgerUnbound1765627000000,
 ];
