@@ -72,15 +72,7 @@ function census(): Map<string, string[]> {
  * the control plane's database (libs/database DatabaseModule), and not EmailPlanes: each must
  * reach its email-plane rows through EmailPlanes. The list only shrinks.
  */
-const EMAIL_PLANE_ON_CONTROL_DATASOURCE: string[] = [
-  'libs/broadcasts/src/broadcast-recipients.repository.ts',
-  'libs/idempotency/src/idempotency-records.repository.ts',
-  'libs/insights/src/insights.repository.ts',
-  'libs/messages/src/broadcast-emails.repository.ts',
-  'libs/messages/src/email-feed.repository.ts',
-  'libs/messages/src/engagement.repository.ts',
-  'libs/messages/src/mime-uploads.repository.ts',
-];
+const EMAIL_PLANE_ON_CONTROL_DATASOURCE: string[] = [];
 
 /** Files whose SQL names a table of the email plane. */
 function emailPlaneFiles(): string[] {

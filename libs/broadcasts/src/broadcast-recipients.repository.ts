@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { managerOf, NamedStatement, type PageRequest, type Transaction } from '@herald/database';
+import { EmailPlanes, managerOf, NamedStatement, type PageRequest, type Transaction } from '@herald/database';
 
 /** A broadcast's ledger row of one email: the contact it went to. */
 export interface LedgerEntry {
+  emailId: string;
   teamId: string;
   broadcastId: string;
   contactId: string;
@@ -25,10 +26,12 @@ const MARK_UNSUBSCRIBED = NamedStatement.of(
  * and who unsubscribed through the broadcast. The email plane's table (libs/database planes.ts):
  * no statement here names the broadcast or its team's tables, which stay in the control plane.
  * Every method of a team's ledger takes the team first; an unsubscribe token names an email alone.
+ * A broadcast's rows are in its emails' region's email plane (EmailPlanes): found by an email's id,
+ * by the region, or by asking each region's.
  */
 @Injectable()
 export class BroadcastRecipientsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly planes: EmailPlanes) {}
 
   /**
    * In the chunk's email transaction, before its emails: the contact each email goes to, for the
@@ -43,7 +46,7 @@ export class BroadcastRecipientsRepository {
     tx?: Transaction,
   ): Promise<Set<string>> {
     if (!recipients.length) return new Set();
-    const rows: { email_id: string }[] = await managerOf(this.db, tx).query(
+    const rows: { email_id: string }[] = await managerOf(this.planes.home, tx).query(
       `INSERT INTO broadcast_recipients (broadcast_id, contact_id, email_id, team_id)
        SELECT $1, c, e, $2 FROM unnest($3::uuid[], $4::uuid[]) AS x(c, e)
        ON CONFLICT (broadcast_id, contact_id) DO NOTHING
@@ -53,9 +56,11 @@ export class BroadcastRecipientsRepository {
     return new Set(rows.map((r) => r.email_id));
   }
 
-  /** The contacts with a ledger row after `after` (null: from the start) up to `upTo`, a chunk's range in contact id order. */
-  async contactsBetween(teamId: string, broadcastId: string, after: string | null, upTo: string): Promise<Set<string>> {
-    const rows: { contact_id: string }[] = await this.db.query(
+  /** The contacts with a ledger row after `after` (null: from the start) up to `upTo`, a chunk's range in contact id order, in the broadcast's region. */
+  async contactsBetween(region: string, teamId: string, broadcastId: string, after: string | null, upTo: string): Promise<Set<string>> {
+    const rows: { contact_id: string }[] = await (
+      await this.planes.of(region)
+    ).query(
       `SELECT contact_id FROM broadcast_recipients
         WHERE broadcast_id = $2 AND ($3::uuid IS NULL OR contact_id > $3::uuid) AND contact_id <= $4::uuid AND team_id = $1`,
       [teamId, broadcastId, after, upTo],
@@ -65,19 +70,24 @@ export class BroadcastRecipientsRepository {
 
   /** The broadcast and contact an email was sent to (an unsubscribe token's), or null. */
   async ofEmail(emailId: string): Promise<LedgerEntry | null> {
-    const { rows } = await LEDGER_OF_EMAIL.run<{ team_id: string; broadcast_id: string; contact_id: string }>(this.db, [emailId]);
+    const { rows } = await LEDGER_OF_EMAIL.run<{ team_id: string; broadcast_id: string; contact_id: string }>(await this.planes.ofId(emailId), [
+      emailId,
+    ]);
     const row = rows[0];
-    return row ? { teamId: row.team_id, broadcastId: row.broadcast_id, contactId: row.contact_id } : null;
+    return row ? { emailId, teamId: row.team_id, broadcastId: row.broadcast_id, contactId: row.contact_id } : null;
   }
 
   /** The contact each of these emails of the broadcast went to. */
   async contactsOf(teamId: string, broadcastId: string, emailIds: string[]): Promise<Map<string, string>> {
-    if (!emailIds.length) return new Map();
-    const rows: { email_id: string; contact_id: string }[] = await this.db.query(
-      `SELECT email_id, contact_id FROM broadcast_recipients WHERE team_id = $1 AND broadcast_id = $2 AND email_id = ANY($3::uuid[])`,
-      [teamId, broadcastId, emailIds],
-    );
-    return new Map(rows.map((r) => [r.email_id, r.contact_id]));
+    const contacts = new Map<string, string>();
+    for (const group of await this.planes.byId(emailIds)) {
+      const rows: { email_id: string; contact_id: string }[] = await group.db.query(
+        `SELECT email_id, contact_id FROM broadcast_recipients WHERE team_id = $1 AND broadcast_id = $2 AND email_id = ANY($3::uuid[])`,
+        [teamId, broadcastId, group.ids],
+      );
+      for (const r of rows) contacts.set(r.email_id, r.contact_id);
+    }
+    return contacts;
   }
 
   /** The recipients who unsubscribed through the broadcast, by email id (newest email first); only `among` these emails when given. */
@@ -91,7 +101,9 @@ export class BroadcastRecipientsRepository {
     const cursor = page.after ?? page.before;
     let after = cursor ? `AND email_id ${page.before ? '>' : '<'} $${params.push(cursor)}` : '';
     if (among) after += ` AND email_id = ANY($${params.push(among)}::uuid[])`;
-    const rows: { email_id: string; contact_id: string }[] = await this.db.query(
+    const rows: { email_id: string; contact_id: string }[] = await (
+      await this.holding(teamId, broadcastId)
+    ).query(
       `SELECT email_id, contact_id FROM broadcast_recipients
         WHERE team_id = $1 AND broadcast_id = $2 AND unsubscribed_at IS NOT NULL ${after}
         ORDER BY email_id ${page.before ? 'ASC' : 'DESC'} LIMIT $3`,
@@ -102,8 +114,19 @@ export class BroadcastRecipientsRepository {
     return { items: kept.map((r) => ({ emailId: r.email_id, contactId: r.contact_id })), hasMore: rows.length > page.limit };
   }
 
-  /** The contact unsubscribed through this broadcast's email (the first time counts); in `tx` when given. */
-  async markUnsubscribed(broadcastId: string, contactId: string, tx?: Transaction): Promise<void> {
-    await MARK_UNSUBSCRIBED.run(managerOf(this.db, tx), [broadcastId, contactId]);
+  /** The contact unsubscribed through the broadcast of this ledger row (the first time counts). */
+  async markUnsubscribed(entry: LedgerEntry): Promise<void> {
+    await MARK_UNSUBSCRIBED.run(await this.planes.ofId(entry.emailId), [entry.broadcastId, entry.contactId]);
+  }
+
+  /** The email plane holding the broadcast's ledger: its emails' region's. */
+  private holding(teamId: string, broadcastId: string): Promise<DataSource> {
+    return this.planes.holding(async (db) => {
+      const found: unknown[] = await db.query(`SELECT 1 FROM broadcast_recipients WHERE broadcast_id = $1 AND team_id = $2 LIMIT 1`, [
+        broadcastId,
+        teamId,
+      ]);
+      return found.length > 0;
+    });
   }
 }

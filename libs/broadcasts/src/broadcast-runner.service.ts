@@ -145,7 +145,7 @@ export class BroadcastRunner implements OnModuleDestroy {
       }
       try {
         written += reserved ? await this.write(broadcast, chunk, rows, reserved) : 0;
-        await this.advance(broadcast, cursor, chunk);
+        await this.advance(prepared, cursor, chunk);
       } catch (error) {
         await next.catch(() => undefined);
         if (error instanceof FanOutCursorMoved) {
@@ -178,8 +178,8 @@ export class BroadcastRunner implements OnModuleDestroy {
   }
 
   /** Moves the cursor past the chunk, with the counts of its range as the ledger has them (chunkCounts). */
-  private async advance(broadcast: Broadcast, from: string | null, chunk: FanOutChunk): Promise<void> {
-    const ledgered = await this.ledger.contactsBetween(broadcast.teamId, broadcast.id, from, chunk.cursor);
+  private async advance({ broadcast, region }: PreparedBroadcast, from: string | null, chunk: FanOutChunk): Promise<void> {
+    const ledgered = await this.ledger.contactsBetween(region, broadcast.teamId, broadcast.id, from, chunk.cursor);
     await this.repository.advance(broadcast.id, from, chunk.cursor, chunkCounts(chunk, ledgered), this.config.BROADCAST_LEASE_SECONDS);
   }
 

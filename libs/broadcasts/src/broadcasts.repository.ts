@@ -34,6 +34,8 @@ export interface FanOutState {
 
 /** Who an unsubscribe token stands for: one email of a broadcast, hence one contact. */
 export interface UnsubscribeTarget extends UnsubscribeContext {
+  /** The email the token names. */
+  emailId: string;
   teamId: string;
   broadcastId: string;
   contactId: string;

@@ -123,24 +123,25 @@ export class UnsubscribeService {
     if (!topic) {
       const changed = await this.contacts.unsubscribeAtOnce(teamId, contactId, homeRegion);
       if (changed) {
-        await this.recipients.markUnsubscribed(target.broadcastId, contactId);
+        await this.recipients.markUnsubscribed(target);
         return UNSUBSCRIBED_FROM_ALL;
       }
     }
-    const { result, publish } = await this.contacts.transaction(async (tx) => {
-      const change = topic
-        ? await this.contacts.setTopicSubscriptionWithin(tx, teamId, contactId, topic.id, 'opt_out', homeRegion)
-        : await this.contacts.setUnsubscribedWithin(tx, teamId, contactId, true, homeRegion);
-      if (change.result) await this.recipients.markUnsubscribed(target.broadcastId, contactId, tx);
-      return change;
-    });
+    // The contact's change and its event commit first (the control plane), then the broadcast's
+    // record (the email plane), as above: a retried click finds the contact and writes the record.
+    const { result, publish } = await this.contacts.transaction((tx) =>
+      topic
+        ? this.contacts.setTopicSubscriptionWithin(tx, teamId, contactId, topic.id, 'opt_out', homeRegion)
+        : this.contacts.setUnsubscribedWithin(tx, teamId, contactId, true, homeRegion),
+    );
     void publish();
     if (!result) return null;
+    await this.recipients.markUnsubscribed(target);
     return topic ? `You will no longer get “${topic.name}” emails.` : UNSUBSCRIBED_FROM_ALL;
   }
 
   /** The broadcast's record of it (GET /broadcasts/:id/recipients?type=unsubscribed). */
   private recordUnsubscribe(target: Target): Promise<void> {
-    return this.recipients.markUnsubscribed(target.broadcastId, target.contactId);
+    return this.recipients.markUnsubscribed(target);
   }
 }

@@ -79,6 +79,18 @@ export class EmailPlanes implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
+   * The email plane holding what `probe` looks for (a broadcast's emails, say, which are all in
+   * its region's), asked of each database in turn; the home region's when none holds it (so that
+   * a read of it finds nothing), or when there is only one.
+   */
+  async holding(probe: (db: DataSource) => Promise<boolean>): Promise<DataSource> {
+    const planes = this.all();
+    if (planes.length === 1) return planes[0].db;
+    for (const { db } of planes) if (await probe(await db)) return db;
+    return this.home;
+  }
+
+  /**
    * Every served region's email plane, one entry per database with the regions it holds, for
    * the reads that span regions (a team's emails listed, counted, searched).
    */

@@ -30,11 +30,14 @@ export async function keysetPage<R>(db: DataSource, query: PageQuery, page: Page
   return { rows: page.before ? kept.reverse() : kept, hasMore: rows.length > page.limit };
 }
 
-/** A row as the merged pages sort it: created_at in microseconds since the epoch (as text: a bigint), and its id. */
-interface Keyed {
+/** A row as merged pages sort it: created_at in microseconds since the epoch (KEYSET_MICROSECONDS, as text: a bigint), and its id. */
+export interface Keyed {
   id: string;
   keyset_us: string;
 }
+
+/** The SQL of a row's created_at in microseconds since the epoch, as text: select it `AS keyset_us` for mergeKeysetPages. */
+export const KEYSET_MICROSECONDS = `(extract(epoch FROM created_at) * 1000000)::bigint::text`;
 
 /**
  * keysetPage over several databases holding rows of one kind (each region's email plane, where
@@ -51,24 +54,40 @@ export async function mergedKeysetPage<R>(
 ): Promise<{ rows: R[]; hasMore: boolean }> {
   if (dbs.length === 1) return keysetPage<R>(dbs[0], query, page);
   const cursor = page.after ?? page.before;
-  let at: string | null = null;
-  if (cursor) {
-    const found: { us: string }[] = await (
-      await holding(cursor)
-    ).query(`SELECT ${MICROSECONDS} AS us FROM ${query.table} WHERE team_id = $1 AND id = $2`, [query.teamId, cursor]);
-    if (!found.length) return { rows: [], hasMore: false };
-    at = found[0].us;
-  }
-  const keyed = { ...query, columns: `${query.columns}, ${MICROSECONDS} AS keyset_us` };
+  const at = cursor ? await keysetCursor(await holding(cursor), query.table, query.teamId, cursor) : null;
+  if (cursor && at === null) return { rows: [], hasMore: false };
+  const keyed = { ...query, columns: `${query.columns}, ${KEYSET_MICROSECONDS} AS keyset_us` };
   const pages = await Promise.all(dbs.map((db) => pageQuery<R & Keyed>(db, keyed, page, cursor ? { id: cursor, at } : null)));
+  return mergeKeysetPages(pages, page);
+}
+
+/** The created_at of the team's row `id` in microseconds (KEYSET_MICROSECONDS), or null when `db` holds no such row. */
+export async function keysetCursor(db: DataSource, table: string, teamId: string, id: string): Promise<string | null> {
+  const found: { us: string }[] = await db.query(`SELECT ${KEYSET_MICROSECONDS} AS us FROM ${table} WHERE team_id = $1 AND id = $2`, [teamId, id]);
+  return found[0]?.us ?? null;
+}
+
+/**
+ * The SQL condition of rows past a cursor given as its created_at in microseconds (keysetCursor)
+ * and its id, for the databases that do not hold the cursor's row; `at` and `id` are parameter
+ * placeholders, `prefix` the table's alias with its dot.
+ */
+export function pastKeysetCursor(page: PageRequest, at: string, id: string, prefix = ''): string {
+  return `(${prefix}created_at, ${prefix}id) ${page.before ? '>' : '<'} (timestamptz 'epoch' + ${at}::bigint * interval '1 microsecond', ${id})`;
+}
+
+/**
+ * Pages of several databases (each `limit + 1` rows past the cursor, in page order, with
+ * `keyset_us`) merged into one: the `limit` nearest the cursor, newest first. One page is taken
+ * as it is (its keyset_us need not be read).
+ */
+export function mergeKeysetPages<R>(pages: (R & Keyed)[][], page: PageRequest): { rows: R[]; hasMore: boolean } {
   // Each page is in the order asked for (newest first, or oldest first toward newer rows): merge in that order.
   const direction = page.before ? 1 : -1;
-  const merged = pages.flat().sort((a, b) => direction * compareKeys(a, b));
+  const merged = pages.length === 1 ? pages[0] : pages.flat().sort((a, b) => direction * compareKeys(a, b));
   const kept = merged.slice(0, page.limit).map(({ keyset_us: _, ...row }) => row as R);
   return { rows: page.before ? kept.reverse() : kept, hasMore: merged.length > page.limit };
 }
-
-const MICROSECONDS = `(extract(epoch FROM created_at) * 1000000)::bigint::text`;
 
 function compareKeys(a: Keyed, b: Keyed): number {
   const [x, y] = [BigInt(a.keyset_us), BigInt(b.keyset_us)];
@@ -93,14 +112,13 @@ async function pageQuery<R>(db: DataSource, query: PageQuery, page: PageRequest,
     conditions.push(`${column} LIKE $${params.length}`);
   }
   if (cursor) {
-    const past = page.before ? '>' : '<';
     params.push(cursor.id);
     const id = `$${params.length}`;
     if (cursor.at === null) {
-      conditions.push(`(created_at, id) ${past} (SELECT created_at, id FROM ${query.table} WHERE team_id = $1 AND id = ${id})`);
+      conditions.push(`(created_at, id) ${page.before ? '>' : '<'} (SELECT created_at, id FROM ${query.table} WHERE team_id = $1 AND id = ${id})`);
     } else {
       params.push(cursor.at);
-      conditions.push(`(created_at, id) ${past} (timestamptz 'epoch' + $${params.length}::bigint * interval '1 microsecond', ${id})`);
+      conditions.push(pastKeysetCursor(page, `$${params.length}`, id));
     }
   }
   // Toward newer rows the `limit` closest to the cursor are the oldest ones: fetch ascending, then flip.

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { managerOf, type Transaction } from '@herald/database';
+import { EmailPlanes, managerOf, type Transaction } from '@herald/database';
 import { IDEMPOTENCY_CONFIG, type IdempotencyConfig } from './idempotency.config';
 
 /** A committed response for a key: the durable copy behind the Redis registry. */
@@ -53,14 +53,16 @@ interface RecordRow {
 /**
  * The Postgres backstop of the idempotency registry (`idempotency_records`). Ages are judged by
  * the database clock (`now()`), the same clock that stamps `created_at`, so API processes in
- * different regions with slightly different clocks agree on what has expired.
+ * different regions with slightly different clocks agree on what has expired. A record is written
+ * in its emails' transaction, so it lives in their region's email plane; a key is looked for in
+ * every region's (the rare paths: Redis lost the key, or cannot be reached, or holds a marker).
  */
 @Injectable()
 export class IdempotencyRecords {
   private readonly ttlSeconds: number;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly planes: EmailPlanes,
     @Inject(IDEMPOTENCY_CONFIG.token) config: IdempotencyConfig,
   ) {
     this.ttlSeconds = config.IDEMPOTENCY_TTL_SECONDS;
@@ -79,7 +81,7 @@ export class IdempotencyRecords {
    * transaction; the thrown error is what rolls it back.
    */
   async insert(tx: Transaction, record: NewIdempotencyRecord): Promise<void> {
-    const manager = managerOf(this.dataSource, tx);
+    const manager = managerOf(this.planes.home, tx);
     if (!manager.queryRunner?.isTransactionActive) {
       // Outside a transaction the record could commit without the emails (or vice versa).
       throw new Error('IdempotencyRecords.insert must run inside the transaction that stores the emails');
@@ -106,9 +108,17 @@ export class IdempotencyRecords {
     if (rows.length === 0) throw new IdempotencyConflictError();
   }
 
-  /** The live record for the key, or null (never stored, or older than the TTL). */
+  /** The live record for the key, in whichever region's email plane holds it, or null (never stored, or older than the TTL). */
   async find(teamId: string, endpoint: string, key: string): Promise<IdempotencyRecord | null> {
-    const rows: RecordRow[] = await this.dataSource.query(
+    for (const { db } of this.planes.all()) {
+      const found = await this.findIn(await db, teamId, endpoint, key);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  private async findIn(db: DataSource, teamId: string, endpoint: string, key: string): Promise<IdempotencyRecord | null> {
+    const rows: RecordRow[] = await db.query(
       `SELECT request_hash, status_code, response, created_at
          FROM idempotency_records
         WHERE team_id = $1 AND endpoint = $2 AND key = $3
@@ -136,8 +146,14 @@ export class IdempotencyRecords {
    */
   async purgeExpired(olderThan: Date, batchSize = 5000): Promise<number> {
     let total = 0;
+    for (const { db } of this.planes.all()) total += await this.purgeIn(await db, olderThan, batchSize);
+    return total;
+  }
+
+  private async purgeIn(db: DataSource, olderThan: Date, batchSize: number): Promise<number> {
+    let total = 0;
     for (;;) {
-      const [{ deleted }]: [{ deleted: number }] = await this.dataSource.query(
+      const [{ deleted }]: [{ deleted: number }] = await db.query(
         `WITH doomed AS (
            SELECT team_id, endpoint, key FROM idempotency_records
             WHERE created_at < $1

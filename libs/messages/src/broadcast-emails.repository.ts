@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { PageRequest } from '@herald/database';
+import { EmailPlanes, type PageRequest } from '@herald/database';
 import type { EmailEventType } from './email-events';
 
 /** The events a broadcast's recipients are listed by (Resend's `type`, less `unsubscribed`, which is the broadcast's own record). */
@@ -35,18 +35,18 @@ export interface ClickedLink {
 /**
  * A broadcast's emails as the broadcasts context reads them: which recipients had an event,
  * the addresses of given emails, and the links clicked. Keyset pages by email id (UUID v7, so
- * newest first); every method takes the team first.
+ * newest first); every method takes the team first. A broadcast's emails are all in its region's
+ * email plane (EmailPlanes), the one asked.
  */
 @Injectable()
 export class BroadcastEmailsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly planes: EmailPlanes) {}
 
   /** How many of the broadcast's emails are at each `last_event`. */
   async lastEventCounts(teamId: string, broadcastId: string): Promise<Record<string, number>> {
-    const rows: { last_event: string; n: number }[] = await this.db.query(
-      `SELECT last_event, count(*)::int AS n FROM emails WHERE team_id = $1 AND broadcast_id = $2 GROUP BY last_event`,
-      [teamId, broadcastId],
-    );
+    const rows: { last_event: string; n: number }[] = await (
+      await this.holding(teamId, broadcastId)
+    ).query(`SELECT last_event, count(*)::int AS n FROM emails WHERE team_id = $1 AND broadcast_id = $2 GROUP BY last_event`, [teamId, broadcastId]);
     return Object.fromEntries(rows.map((r) => [r.last_event, r.n]));
   }
 
@@ -64,7 +64,8 @@ export class BroadcastEmailsRepository {
     const cursor = page.after ?? page.before;
     if (cursor) add((n) => `e.id ${page.before ? '>' : '<'} $${n}`, cursor);
     const having = filter.bounceType ? `HAVING lower(min(v.data->'bounce'->>'type')) = $${params.push(filter.bounceType)}` : '';
-    const rows: { id: string; address: string; n: number; bounce_type: string | null }[] = await this.db.query(
+    const db = await this.holding(teamId, broadcastId);
+    const rows: { id: string; address: string; n: number; bounce_type: string | null }[] = await db.query(
       `SELECT e.id, r.address, count(*)::int AS n, lower(min(v.data->'bounce'->>'type')) AS bounce_type
          FROM emails e
          JOIN email_recipients r ON r.email_id = e.id AND r.position = 0
@@ -76,7 +77,13 @@ export class BroadcastEmailsRepository {
     );
     const kept = rows.slice(0, page.limit);
     if (page.before) kept.reverse();
-    const links = filter.event === 'clicked' ? await this.linksOf(kept.map((r) => r.id)) : new Map<string, BroadcastEmailHit['links']>();
+    const links =
+      filter.event === 'clicked'
+        ? await this.linksOf(
+            db,
+            kept.map((r) => r.id),
+          )
+        : new Map<string, BroadcastEmailHit['links']>();
     return {
       items: kept.map((r) => ({ emailId: r.id, address: r.address, count: r.n, bounceType: r.bounce_type, links: links.get(r.id) ?? [] })),
       hasMore: rows.length > page.limit,
@@ -85,18 +92,23 @@ export class BroadcastEmailsRepository {
 
   /** The recipient address of each of these emails of the team. */
   async addresses(teamId: string, emailIds: string[]): Promise<Map<string, string>> {
-    if (!emailIds.length) return new Map();
-    const rows: { id: string; address: string }[] = await this.db.query(
-      `SELECT e.id, r.address FROM emails e JOIN email_recipients r ON r.email_id = e.id AND r.position = 0
-        WHERE e.team_id = $1 AND e.id = ANY($2::uuid[])`,
-      [teamId, emailIds],
-    );
-    return new Map(rows.map((r) => [r.id, r.address]));
+    const addresses = new Map<string, string>();
+    for (const group of await this.planes.byId(emailIds)) {
+      const rows: { id: string; address: string }[] = await group.db.query(
+        `SELECT e.id, r.address FROM emails e JOIN email_recipients r ON r.email_id = e.id AND r.position = 0
+          WHERE e.team_id = $1 AND e.id = ANY($2::uuid[])`,
+        [teamId, group.ids],
+      );
+      for (const r of rows) addresses.set(r.id, r.address);
+    }
+    return addresses;
   }
 
   /** The broadcast's emails to this address (any case). */
   async idsTo(teamId: string, broadcastId: string, address: string): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
+    const rows: { id: string }[] = await (
+      await this.holding(teamId, broadcastId)
+    ).query(
       `SELECT e.id FROM emails e JOIN email_recipients r ON r.email_id = e.id AND r.position = 0
         WHERE e.team_id = $1 AND e.broadcast_id = $2 AND lower(r.address) = $3`,
       [teamId, broadcastId, address.toLowerCase()],
@@ -112,7 +124,9 @@ export class BroadcastEmailsRepository {
     const params: unknown[] = [teamId, broadcastId, page.limit + 1];
     const cursor = page.after ?? page.before;
     const from = cursor ? `AND v.data->'click'->>'link' ${page.before ? '<' : '>'} $${params.push(cursor)}` : '';
-    const rows: { url: string; clicks: number; unique_clicks: number }[] = await this.db.query(
+    const rows: { url: string; clicks: number; unique_clicks: number }[] = await (
+      await this.holding(teamId, broadcastId)
+    ).query(
       `SELECT v.data->'click'->>'link' AS url, count(*)::int AS clicks, count(DISTINCT v.email_id)::int AS unique_clicks
          FROM emails e JOIN email_events v ON v.email_id = e.id AND v.type = 'email.clicked'
         WHERE e.team_id = $1 AND e.broadcast_id = $2 ${from}
@@ -125,9 +139,9 @@ export class BroadcastEmailsRepository {
     return { items: kept.map((r) => ({ url: r.url, clicks: r.clicks, uniqueClicks: r.unique_clicks })), hasMore: rows.length > page.limit };
   }
 
-  private async linksOf(emailIds: string[]): Promise<Map<string, BroadcastEmailHit['links']>> {
+  private async linksOf(db: DataSource, emailIds: string[]): Promise<Map<string, BroadcastEmailHit['links']>> {
     if (!emailIds.length) return new Map();
-    const rows: { email_id: string; url: string; clicks: number }[] = await this.db.query(
+    const rows: { email_id: string; url: string; clicks: number }[] = await db.query(
       `SELECT email_id, data->'click'->>'link' AS url, count(*)::int AS clicks
          FROM email_events WHERE email_id = ANY($1::uuid[]) AND type = 'email.clicked'
         GROUP BY 1, 2 ORDER BY 3 DESC, 2`,
@@ -136,5 +150,13 @@ export class BroadcastEmailsRepository {
     const links = new Map<string, BroadcastEmailHit['links']>();
     for (const r of rows) links.set(r.email_id, [...(links.get(r.email_id) ?? []), { url: r.url, clicks: r.clicks }]);
     return links;
+  }
+
+  /** The email plane holding the broadcast's emails: its region's. */
+  private holding(teamId: string, broadcastId: string): Promise<DataSource> {
+    return this.planes.holding(async (db) => {
+      const found: unknown[] = await db.query(`SELECT 1 FROM emails WHERE team_id = $1 AND broadcast_id = $2 LIMIT 1`, [teamId, broadcastId]);
+      return found.length > 0;
+    });
   }
 }

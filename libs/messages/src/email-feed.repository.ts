@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { PageRequest } from '@herald/database';
+import { EmailPlanes, KEYSET_MICROSECONDS, keysetCursor, mergeKeysetPages, pastKeysetCursor, type Keyed, type PageRequest } from '@herald/database';
 
 /** The sending domain of `from_address` (`Name <a@b>` or `a@b`); the same expression as the emails_team_from_domain_idx index. */
 const FROM_DOMAIN_SQL = `lower(substring(from_address from '@([^@<>[:space:]]+)>?[[:space:]]*$'))`;
@@ -48,6 +48,9 @@ export interface EmailTimelineEvent {
 }
 
 /** A recipient of one of the team's earlier emails that bounced: what an insight about the address reads. */
+/** A feed row as one database answers it, before its domain's id is found. */
+type FeedRow = Omit<EmailFeedItem, 'domainId'> & { fromDomain: string | null } & Keyed;
+
 export interface EarlierBounce {
   address: string;
   at: Date;
@@ -56,14 +59,38 @@ export interface EarlierBounce {
 
 /**
  * The dashboard's reading of a team's emails: the filtered feed, newest first by the same
- * (created_at, id) keyset as GET /emails, and an email's recipients, events and stored MIME.
- * Every method takes the team first.
+ * (created_at, id) keyset as GET /emails, across every region's email plane, and an email's
+ * recipients, events and stored MIME, in its region's. Every method takes the team first.
  */
 @Injectable()
 export class EmailFeedRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly planes: EmailPlanes,
+    /** The control plane, for the domains. */
+    private readonly control: DataSource,
+  ) {}
 
   async list(teamId: string, filter: EmailFeedFilter, page: PageRequest): Promise<{ items: EmailFeedItem[]; hasMore: boolean }> {
+    const dbs = await Promise.all(this.planes.all().map((p) => p.db));
+    const cursor = page.after ?? page.before;
+    // Several databases: the cursor's created_at is read where its email is, and given to each (mergedKeysetPage).
+    const at = cursor && dbs.length > 1 ? await keysetCursor(await this.planes.ofId(cursor), 'emails', teamId, cursor) : null;
+    if (cursor && dbs.length > 1 && at === null) return { items: [], hasMore: false };
+    const pages = await Promise.all(dbs.map((db) => this.page(db, teamId, filter, page, dbs.length > 1 ? { at } : null)));
+    const { rows, hasMore } = mergeKeysetPages(pages, page);
+    const domainIds = await this.domainIds(
+      teamId,
+      rows.map((r) => r.fromDomain),
+    );
+    const items = rows.map(({ fromDomain, ...item }) => ({ ...item, domainId: (fromDomain && domainIds.get(fromDomain)) ?? null }));
+    return { items, hasMore };
+  }
+
+  /**
+   * One database's `limit + 1` feed rows past the cursor, in page order. `merged`: the page is one
+   * of several, so the cursor is given by its created_at (`at`) and each row carries its keyset_us.
+   */
+  private page(db: DataSource, teamId: string, filter: EmailFeedFilter, page: PageRequest, merged: { at: string | null } | null): Promise<FeedRow[]> {
     const params: unknown[] = [teamId, page.limit + 1];
     const where = ['e.team_id = $1'];
     const add = (sql: (n: number) => string, value: unknown) => where.push(sql(params.push(value)));
@@ -75,22 +102,20 @@ export class EmailFeedRepository {
     if (filter.recipient) add((n) => `e.id IN (SELECT email_id FROM email_recipients WHERE lower(address) = $${n})`, filter.recipient.toLowerCase());
     if (filter.words?.length) add((n) => `to_tsvector('simple', e.subject) @@ to_tsquery('simple', $${n})`, tsQuery(filter.words));
     const cursor = page.after ?? page.before;
-    if (cursor)
+    if (cursor && merged?.at) {
+      const id = `$${params.push(cursor)}`;
+      where.push(pastKeysetCursor(page, `$${params.push(merged.at)}`, id, 'e.'));
+    } else if (cursor) {
       add((n) => `(e.created_at, e.id) ${page.before ? '>' : '<'} (SELECT created_at, id FROM emails WHERE team_id = $1 AND id = $${n})`, cursor);
+    }
     const order = page.before ? 'e.created_at, e.id' : 'e.created_at DESC, e.id DESC';
-    const rows: (Omit<EmailFeedItem, 'domainId'> & { fromDomain: string | null })[] = await this.db.query(
+    return db.query(
       `SELECT e.id, e.from_address AS "from", e.to_addresses AS "to", e.subject, e.last_event AS "lastEvent", e.created_at AS "createdAt",
               e.api_key_id AS "apiKeyId", ${FROM_DOMAIN_SQL.replace('from_address', 'e.from_address')} AS "fromDomain"
+              ${merged ? `, ${KEYSET_MICROSECONDS} AS keyset_us` : `, '0' AS keyset_us`}
          FROM emails e WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $2`,
       params,
     );
-    const kept = rows.slice(0, page.limit);
-    const domainIds = await this.domainIds(
-      teamId,
-      kept.map((r) => r.fromDomain),
-    );
-    const items = kept.map(({ fromDomain, ...item }) => ({ ...item, domainId: (fromDomain && domainIds.get(fromDomain)) ?? null }));
-    return { items: page.before ? items.reverse() : items, hasMore: rows.length > page.limit };
   }
 
   /**
@@ -100,7 +125,7 @@ export class EmailFeedRepository {
   private async domainIds(teamId: string, names: (string | null)[]): Promise<Map<string, string>> {
     const wanted = [...new Set(names.filter((n): n is string => n !== null))];
     if (wanted.length === 0) return new Map();
-    const rows: { id: string; name: string }[] = await this.db.query(
+    const rows: { id: string; name: string }[] = await this.control.query(
       `SELECT id, lower(name) AS name FROM domains WHERE team_id = $1 AND lower(name) = ANY($2::text[])`,
       [teamId, wanted],
     );
@@ -108,7 +133,7 @@ export class EmailFeedRepository {
   }
 
   async recipients(teamId: string, emailId: string): Promise<EmailRecipientState[]> {
-    return this.db.query(
+    return (await this.planes.ofId(emailId)).query(
       `SELECT r.address, r.kind, r.status, r.attempts, r.last_response AS "lastResponse", r.updated_at AS "updatedAt"
          FROM email_recipients r JOIN emails e ON e.id = r.email_id
         WHERE e.team_id = $1 AND r.email_id = $2 ORDER BY r.position`,
@@ -117,7 +142,7 @@ export class EmailFeedRepository {
   }
 
   async events(teamId: string, emailId: string): Promise<EmailTimelineEvent[]> {
-    return this.db.query(
+    return (await this.planes.ofId(emailId)).query(
       `SELECT id, type, recipients, data, created_at AS "createdAt" FROM email_events WHERE team_id = $1 AND email_id = $2 ORDER BY created_at, id`,
       [teamId, emailId],
     );
@@ -129,7 +154,15 @@ export class EmailFeedRepository {
    */
   async bouncedBefore(teamId: string, addresses: string[], before: Date, except: string[], limit: number): Promise<EarlierBounce[]> {
     if (!addresses.length) return [];
-    return this.db.query(
+    const found = await Promise.all(this.planes.all().map(async ({ db }) => this.bouncedIn(await db, teamId, addresses, before, except, limit)));
+    return found
+      .flat()
+      .sort((a, b) => b.at.getTime() - a.at.getTime())
+      .slice(0, limit);
+  }
+
+  private bouncedIn(db: DataSource, teamId: string, addresses: string[], before: Date, except: string[], limit: number): Promise<EarlierBounce[]> {
+    return db.query(
       `SELECT lower(r.address) AS address, r.updated_at AS at, r.last_response AS detail
          FROM email_recipients r JOIN emails e ON e.id = r.email_id
         WHERE lower(r.address) = ANY($2::text[]) AND lower(r.address) <> ALL($4::text[])
@@ -141,10 +174,9 @@ export class EmailFeedRepository {
 
   /** The MIME as it was submitted (SMTP relay), or null for an email sent through the API. */
   async storedMime(teamId: string, emailId: string): Promise<Buffer | null> {
-    const rows: { mime: Buffer }[] = await this.db.query(
-      `SELECT m.mime FROM email_mime m JOIN emails e ON e.id = m.email_id WHERE e.team_id = $1 AND m.email_id = $2`,
-      [teamId, emailId],
-    );
+    const rows: { mime: Buffer }[] = await (
+      await this.planes.ofId(emailId)
+    ).query(`SELECT m.mime FROM email_mime m JOIN emails e ON e.id = m.email_id WHERE e.team_id = $1 AND m.email_id = $2`, [teamId, emailId]);
     return rows[0]?.mime ?? null;
   }
 }

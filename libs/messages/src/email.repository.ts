@@ -32,15 +32,42 @@ export class EmailRepository {
    */
   async insert(emails: NewEmail[], alongside?: (tx: Transaction) => Promise<unknown>): Promise<EmailEventRecord[]> {
     const db = await this.planeOf(emails);
-    if (!alongside && !emails.some((e) => e.email.scheduledAt)) {
-      await this.insertEmails(emails, db.manager);
-      return [];
+    const stored = db === this.planes.home ? emails : await this.uploadsInlined(emails);
+    let events: EmailEventRecord[] = [];
+    if (!alongside && !stored.some((e) => e.email.scheduledAt)) await this.insertEmails(stored, db.manager);
+    else {
+      events = await db.transaction(async (m) => {
+        await alongside?.(m);
+        await this.insertEmails(stored, m);
+        return this.events.insert(m, scheduledEvents(stored));
+      });
     }
-    return db.transaction(async (m) => {
-      await alongside?.(m);
-      await this.insertEmails(emails, m);
-      return this.events.insert(m, scheduledEvents(emails));
-    });
+    if (stored !== emails) await this.discardUploads(emails);
+    return events;
+  }
+
+  /**
+   * The emails with their SMTP message's stored chunks (email_mime_uploads, written as DATA
+   * arrived, in this process's region's email plane) read into the message itself: for emails
+   * stored in another region's database, whose insert cannot join chunks it does not hold.
+   */
+  private async uploadsInlined(emails: NewEmail[]): Promise<NewEmail[]> {
+    return Promise.all(
+      emails.map(async (e) => {
+        if (!e.raw?.upload) return e;
+        const chunks: { data: Buffer }[] = await this.planes.home.query(`SELECT data FROM email_mime_uploads WHERE upload_id = $1 ORDER BY seq`, [
+          e.raw.upload.id,
+        ]);
+        if (chunks.length !== e.raw.upload.chunks) throw new Error(`the stored message of upload ${e.raw.upload.id} is incomplete`);
+        return { ...e, raw: { mime: [e.raw.mime, ...chunks.map((c) => c.data)].flat(), messageId: e.raw.messageId } };
+      }),
+    );
+  }
+
+  /** The chunks uploadsInlined read, once their emails committed (a crash first leaves them to the sweep). */
+  private async discardUploads(emails: NewEmail[]): Promise<void> {
+    const ids = emails.flatMap((e) => (e.raw?.upload ? [e.raw.upload.id] : []));
+    if (ids.length) await this.planes.home.query(`DELETE FROM email_mime_uploads WHERE upload_id = ANY($1::uuid[])`, [ids]);
   }
 
   /**

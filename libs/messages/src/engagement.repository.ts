@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { EmailPlanes } from '@herald/database';
 import { emailEvent, type EmailEventRecord, type TrackingFlags } from './email-events';
 import { EmailEventsRepository } from './email-events.repository';
 import { toFacts, type EmailRow } from './email.row';
@@ -42,17 +43,33 @@ type HitRow = Pick<EmailRow, 'id' | 'team_id' | 'region' | 'from_address' | 'sub
 @Injectable()
 export class EngagementRepository {
   constructor(
-    private readonly db: DataSource,
+    private readonly planes: EmailPlanes,
     private readonly events: EmailEventsRepository,
   ) {}
 
   /**
    * Records the hits (`published`: see EmailEventsRepository.insert). Answers the events that were
-   * new (for the outbox to publish) and every recorded hit's event.
+   * new (for the outbox to publish) and every recorded hit's event. Each hit is recorded in its
+   * email's region's email plane (a transaction per region the hits' emails are in).
    */
-  record(hits: EngagementHit[], published = false): Promise<EngagementRecorded> {
-    if (!hits.length) return Promise.resolve({ fresh: [], events: [] });
-    return this.db.transaction(async (m) => {
+  async record(hits: EngagementHit[], published = false): Promise<EngagementRecorded> {
+    if (!hits.length) return { fresh: [], events: [] };
+    const recorded = { fresh: [] as EmailEventRecord[], events: [] as EmailEventRecord[] };
+    for (const group of await this.planes.byId([...new Set(hits.map((h) => h.emailId))])) {
+      const ids = new Set(group.ids);
+      const { fresh, events } = await this.recordIn(
+        group.db,
+        hits.filter((h) => ids.has(h.emailId)),
+        published,
+      );
+      recorded.fresh.push(...fresh);
+      recorded.events.push(...events);
+    }
+    return recorded;
+  }
+
+  private recordIn(db: DataSource, hits: EngagementHit[], published: boolean): Promise<EngagementRecorded> {
+    return db.transaction(async (m) => {
       // Each recipient once: many hits of one message are usually of few recipients.
       const recipients = [...new Map(hits.map((h) => [`${h.emailId}/${h.position}`, h])).values()];
       const rows: HitRow[] = await m.query(

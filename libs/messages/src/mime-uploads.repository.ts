@@ -1,17 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { affectedRows } from '@herald/database';
+import { affectedRows, EmailPlanes } from '@herald/database';
 
 /**
  * A large SMTP message's body, stored as its DATA arrives (email_mime_uploads, unlogged): chunks
  * in order, numbered from 0. The insert that commits the email joins them into its email_mime row
  * and deletes them (email-insert.ts); a message that is not accepted is discarded, and what a
  * crashed process left behind is swept by age. An upload id is drawn by the relay, which owns it
- * until the email commits: there is no team to scope these rows to yet.
+ * until the email commits: there is no team to scope these rows to yet. They are stored in the
+ * relay's region's email plane; an email stored in another region's reads them into its message
+ * (EmailRepository.insert).
  */
 @Injectable()
 export class MimeUploadsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly planes: EmailPlanes) {}
+
+  private get db(): DataSource {
+    return this.planes.home;
+  }
 
   /** Stores chunk `seq` of the upload (node-postgres sends the Buffer as binary, unescaped). */
   async append(uploadId: string, seq: number, data: Buffer): Promise<void> {
