@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isPostgresUnreachable, postgresUnavailable } from './postgres-unavailable';
 
@@ -39,5 +40,12 @@ describe('postgresUnavailable', () => {
   it('answers service_unavailable with a Retry-After for an unreachable Postgres, null otherwise', () => {
     expect(postgresUnavailable(new Error('Connection terminated unexpectedly'))).toMatchObject({ code: 'service_unavailable', retryAfterSeconds: 1 });
     expect(postgresUnavailable(new TypeError('x'))).toBeNull();
+  });
+
+  it("recognises an error made in another realm by its shape (a socket error of Node's own, as a vm context sees it)", () => {
+    const foreign = runInNewContext(`Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5433'), { code: 'ECONNREFUSED' })`);
+    expect(foreign instanceof Error).toBe(false);
+    expect(isPostgresUnreachable(foreign)).toBe(true);
+    expect(isPostgresUnreachable({ message: 'relation "emails" does not exist', code: '42P01' })).toBe(false);
   });
 });

@@ -36,13 +36,21 @@ const MAX_CAUSE_DEPTH = 4;
  * `cause`; both are followed.
  */
 export function isPostgresUnreachable(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > MAX_CAUSE_DEPTH) return false;
-  if (RELEASED_RUNNER.has(error.name)) return true;
-  const code = (error as { code?: unknown }).code;
+  // By shape, not `instanceof Error`: a socket error is made by Node's own realm, which is not the
+  // caller's in a vm context (jest runs Herald in one), and a failed connect to a region's database
+  // reaches the API as that bare error.
+  if (typeof error !== 'object' || error === null || depth > MAX_CAUSE_DEPTH) return false;
+  const { name, code, message, driverError, cause } = error as {
+    name?: unknown;
+    code?: unknown;
+    message?: unknown;
+    driverError?: unknown;
+    cause?: unknown;
+  };
+  if (typeof name === 'string' && RELEASED_RUNNER.has(name)) return true;
   if (typeof code === 'string' && (SOCKET_CODES.has(code) || UNAVAILABLE_STATE.test(code))) return true;
-  if (LOST_CONNECTION.test(error.message)) return true;
-  const { driverError } = error as { driverError?: unknown };
-  return isPostgresUnreachable(driverError, depth + 1) || isPostgresUnreachable(error.cause, depth + 1);
+  if (typeof message === 'string' && LOST_CONNECTION.test(message)) return true;
+  return isPostgresUnreachable(driverError, depth + 1) || isPostgresUnreachable(cause, depth + 1);
 }
 
 /**

@@ -1,0 +1,184 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { Client } from 'pg';
+import { DomainsRepository } from '@herald/domains';
+import { freeSharedPort, MxSink, TestDnsServer, uniqueSuffix } from '@herald/testing';
+import { loadConfig } from '@herald/config';
+import { startWorker } from '../../apps/worker/src/worker.app';
+import { call, markVerified, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { waitFor } from '../support/herald-all';
+
+const SINK_HOST = '127.0.0.44';
+
+/**
+ * Issue 15, item 2: each region's email plane in its own database. us-east-1's API and
+ * eu-west-1's, each with its own region's database as DATABASE_URL, share the control database
+ * (us-east-1's here) and the idempotency registry; each names the other region's database in
+ * REGION_DATABASE_URLS. An email is stored only in its from domain's region's database, whichever
+ * API accepted it; eu-west-1's worker, on eu-west-1's database, delivers eu-west-1's emails; either
+ * API finds an email by its id and lists a team's emails of both regions in one order.
+ */
+describe("each region's email plane in its own database", () => {
+  const schema = `t_planes_${uniqueSuffix()}`;
+  const euDatabase = `herald_planes_eu_${process.pid}`;
+  let controlUrl: string;
+  let euUrl: string;
+  let us: TestApi;
+  let eu: TestApi;
+  let worker: INestApplicationContext;
+  let dns: TestDnsServer;
+  let sink: MxSink;
+  let usDb: Client;
+  let euDb: Client;
+  let team: TestTeam;
+  let euDomain: string;
+
+  beforeAll(async () => {
+    controlUrl = loadConfig(process.env).DATABASE_URL;
+    const admin = new Client({ connectionString: controlUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${euDatabase} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${euDatabase}`);
+    await admin.end();
+    const url = new URL(controlUrl);
+    url.pathname = `/${euDatabase}`;
+    euUrl = url.href;
+
+    dns = await TestDnsServer.start();
+    const port = await freeSharedPort([SINK_HOST]);
+    sink = await MxSink.start({ host: SINK_HOST, port });
+    dns.set('inbox.test', 'MX', [{ exchange: 'mx.inbox.test', priority: 10 }]).set('mx.inbox.test', 'A', [SINK_HOST]);
+    const shared = {
+      HERALD_REGIONS: 'us-east-1,eu-west-1',
+      DATABASE_SCHEMA: schema,
+      DNS_SERVERS: dns.address(),
+      DELIVERY_PORT: String(port),
+      DOMAIN_CACHE_MS: '0',
+    };
+    us = await startTestApi({ ...shared, HERALD_REGION: 'us-east-1', REGION_DATABASE_URLS: `eu-west-1=${euUrl}` });
+    // eu-west-1's database gets its schema as its API starts. The same Redis prefix and NATS namespace: one deployment, two regions.
+    eu = await startTestApi({
+      ...shared,
+      HERALD_REGION: 'eu-west-1',
+      DATABASE_URL: euUrl,
+      CONTROL_DATABASE_URL: controlUrl,
+      REGION_DATABASE_URLS: `us-east-1=${controlUrl}`,
+      REDIS_PREFIX: us.config.REDIS_PREFIX,
+      NATS_NAMESPACE: us.config.NATS_NAMESPACE,
+    });
+    worker = await startWorker({ ...eu.config });
+
+    [usDb, euDb] = [new Client({ connectionString: controlUrl }), new Client({ connectionString: euUrl })];
+    for (const db of [usDb, euDb]) {
+      await db.connect();
+      await db.query(`SET search_path TO "${schema}"`);
+    }
+    team = await us.team({ region: 'us-east-1' });
+    const created = await call(us.url, team.token, 'POST', '/domains', { name: `eu-${uniqueSuffix()}.acme.test`, region: 'eu-west-1' });
+    expect(created.status).toBe(200);
+    await markVerified(us.app.get(DomainsRepository), created.body.id);
+    euDomain = created.body.name;
+  }, 120_000);
+
+  afterAll(async () => {
+    await worker?.close();
+    await usDb?.end();
+    await euDb?.end();
+    await eu?.close();
+    await us?.close();
+    await sink?.close();
+    await dns?.close();
+    const admin = new Client({ connectionString: controlUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${euDatabase} WITH (FORCE)`);
+    await admin.end();
+  }, 60_000);
+
+  const send = (api: TestApi, from: string, subject: string, headers: Record<string, string> = {}) =>
+    call(api.url, team.token, 'POST', '/emails', { from, to: 'ana@inbox.test', subject, text: 'hi' }, headers);
+  const rows = async (db: Client, table: string, column: string, ids: string[]) =>
+    (await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = ANY($1::uuid[])`, [ids])).rows[0].n as number;
+  const lastEvent = async (db: Client, id: string) => (await db.query(`SELECT last_event FROM emails WHERE id = $1`, [id])).rows[0]?.last_event;
+
+  it("stores an email only in its from domain's region's database, whichever API accepts it, and eu-west-1's worker delivers eu-west-1's", async () => {
+    const sent = {
+      usAtUs: await send(us, team.from('a'), 'us at us'),
+      euAtUs: await send(us, `b@${euDomain}`, 'eu at us'),
+      usAtEu: await send(eu, team.from('c'), 'us at eu'),
+      euAtEu: await send(eu, `d@${euDomain}`, 'eu at eu'),
+    };
+    expect(Object.values(sent).map((s) => s.status)).toEqual([200, 200, 200, 200]);
+    const usIds = [sent.usAtUs.body.id, sent.usAtEu.body.id];
+    const euIds = [sent.euAtUs.body.id, sent.euAtEu.body.id];
+    for (const table of ['emails', 'email_recipients']) {
+      const column = table === 'emails' ? 'id' : 'email_id';
+      expect({ table, us: await rows(usDb, table, column, usIds), eu: await rows(euDb, table, column, usIds) }).toEqual({
+        table,
+        us: usIds.length,
+        eu: 0,
+      });
+      expect({ table, us: await rows(usDb, table, column, euIds), eu: await rows(euDb, table, column, euIds) }).toEqual({
+        table,
+        us: 0,
+        eu: euIds.length,
+      });
+    }
+    // The control plane stays in us-east-1's database: the team and its domains are not in eu-west-1's.
+    expect((await euDb.query(`SELECT count(*)::int AS n FROM domains WHERE team_id = $1`, [team.teamId])).rows[0].n).toBe(0);
+
+    await waitFor(
+      async () => (await Promise.all(euIds.map((id) => lastEvent(euDb, id)))).every((e) => e === 'delivered'),
+      "eu-west-1's emails delivered",
+    );
+    for (const subject of ['eu at us', 'eu at eu'])
+      expect(sink.messages.filter((m) => m.raw.toString().includes(`Subject: ${subject}`))).toHaveLength(1);
+    // No us-east-1 worker runs: its emails wait in us-east-1's database, untouched by eu-west-1's.
+    expect(await Promise.all(usIds.map((id) => lastEvent(usDb, id)))).toEqual(['queued', 'queued']);
+  });
+
+  it('answers GET /emails/:id and GET /emails alike at either API, in one order across both regions', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await send(i % 2 ? eu : us, i % 3 ? team.from(`m${i}`) : `m${i}@${euDomain}`, `list ${i}`)).body.id);
+    for (const id of ids) {
+      const [atUs, atEu] = [await call(us.url, team.token, 'GET', `/emails/${id}`), await call(eu.url, team.token, 'GET', `/emails/${id}`)];
+      expect(atUs.status).toBe(200);
+      expect(atEu.body).toEqual(atUs.body);
+    }
+    const walk = async (api: TestApi) => {
+      const seen: string[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page: { body: { data: { id: string }[]; has_more: boolean } } = await call(
+          api.url,
+          team.token,
+          'GET',
+          `/emails?limit=2${after ? `&after=${after}` : ''}`,
+        );
+        seen.push(...page.body.data.map((e) => e.id));
+        if (!page.body.has_more) return seen;
+        after = seen[seen.length - 1];
+      }
+    };
+    const [fromUs, fromEu] = [await walk(us), await walk(eu)];
+    expect(fromEu).toEqual(fromUs);
+    // Newest first, every email of the team once, from both databases.
+    expect(fromUs.slice(0, 6)).toEqual([...ids].reverse());
+    expect(new Set(fromUs).size).toBe(fromUs.length);
+    const back = await call(us.url, team.token, 'GET', `/emails?limit=2&before=${ids[1]}`);
+    expect(back.body.data.map((e: { id: string }) => e.id)).toEqual([ids[3], ids[2]]);
+  });
+
+  it('stores one email for one Idempotency-Key sent to both APIs at the same moment, 20 times', async () => {
+    for (let i = 0; i < 20; i++) {
+      const key = `both-${i}-${uniqueSuffix()}`;
+      const from = i % 2 ? team.from('same') : `same@${euDomain}`;
+      const answers = await Promise.all([us, eu].map((api) => send(api, from, `same key ${i}`, { 'idempotency-key': key })));
+      for (const a of answers) expect([200, 409]).toContain(a.status);
+      const ids = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.id));
+      expect(ids.size).toBe(1);
+      const stored = await Promise.all(
+        [usDb, euDb].map(async (db) => (await db.query(`SELECT count(*)::int AS n FROM emails WHERE idempotency_key = $1`, [key])).rows[0].n),
+      );
+      expect(stored[0] + stored[1]).toBe(1);
+    }
+  });
+});
