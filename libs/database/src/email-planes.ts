@@ -21,19 +21,23 @@ export class EmailPlanes implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(EmailPlanes.name);
   /** Each served region's database, by region. */
   private readonly urls = new Map<string, string>();
+  /** The served regions grouped by database (normalised URL). */
+  private readonly databases = new Map<string, string[]>();
   /** One connecting or connected DataSource per database (by normalised URL). */
   private readonly byUrl = new Map<string, Promise<DataSource>>();
+  private homeDb: DataSource | undefined;
 
   constructor(
     @Inject(DATABASE_CONFIG.token) private readonly config: DatabaseConfig,
     private readonly control: DataSource,
   ) {
-    const controlUrl = normalised(config.CONTROL_DATABASE_URL ?? config.DATABASE_URL);
-    this.byUrl.set(controlUrl, Promise.resolve(control));
-    for (const region of config.HERALD_REGIONS) this.urls.set(region, normalised(config.REGION_DATABASE_URLS[region] ?? config.DATABASE_URL));
+    this.byUrl.set(normalised(config.CONTROL_DATABASE_URL ?? config.DATABASE_URL), Promise.resolve(control));
+    for (const region of config.HERALD_REGIONS) {
+      const url = normalised(config.REGION_DATABASE_URLS[region] ?? config.DATABASE_URL);
+      this.urls.set(region, url);
+      this.databases.set(url, [...(this.databases.get(url) ?? []), region]);
+    }
   }
-
-  private homeDb: DataSource | undefined;
 
   async onModuleInit(): Promise<void> {
     this.homeDb = await this.of(this.config.HERALD_REGION);
@@ -95,9 +99,7 @@ export class EmailPlanes implements OnModuleInit, OnApplicationShutdown {
    * the reads that span regions (a team's emails listed, counted, searched).
    */
   all(): { regions: string[]; db: Promise<DataSource> }[] {
-    const byUrl = new Map<string, string[]>();
-    for (const [region, url] of this.urls) byUrl.set(url, [...(byUrl.get(url) ?? []), region]);
-    return [...byUrl].map(([url, regions]) => ({ regions, db: this.connected(url) }));
+    return [...this.databases].map(([url, regions]) => ({ regions, db: this.connected(url) }));
   }
 
   private connected(url: string): Promise<DataSource> {
