@@ -1,27 +1,36 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
-import { DomainsRepository } from '@herald/domains';
-import { freeSharedPort, MxSink, TestDnsServer, uniqueSuffix } from '@herald/testing';
 import { loadConfig } from '@herald/config';
+import { DomainsRepository } from '@herald/domains';
+import { freeSharedPort, MxSink, startSupercluster, Supercluster, TcpProxy, TestDnsServer, uniqueSuffix } from '@herald/testing';
 import { startWorker } from '../../apps/worker/src/worker.app';
 import { call, markVerified, startTestApi, TestApi, TestTeam } from '../support/api-harness';
 import { waitFor } from '../support/herald-all';
+import { NatsProbe } from '../support/nats-probe';
 
 const SINK_HOST = '127.0.0.44';
+/** The distance between the regions, each way, on every connection that crosses it. */
+const CROSSING_MS = 50;
 
 /**
- * Issue 15, item 2: each region's email plane in its own database. us-east-1's API and
- * eu-west-1's, each with its own region's database as DATABASE_URL, share the control database
- * (us-east-1's here) and the idempotency registry; each names the other region's database in
- * REGION_DATABASE_URLS. An email is stored only in its from domain's region's database, whichever
- * API accepted it; eu-west-1's worker, on eu-west-1's database, delivers eu-west-1's emails; either
- * API finds an email by its id and lists a team's emails of both regions in one order.
+ * Issue 15, items 1 and 2: each region's email plane in its own database, and the regions 50 ms
+ * apart. us-east-1's API and eu-west-1's, each with its own region's database as DATABASE_URL and
+ * its own region's NATS cluster, share the control database and the idempotency registry (Redis),
+ * both in us-east-1; each names the other region's database in REGION_DATABASE_URLS. Every
+ * connection that crosses between the regions (the gateways, eu-west-1's to the control database,
+ * us-east-1's database and Redis, us-east-1's to eu-west-1's database) passes through a proxy that
+ * holds each packet 50 ms. An email is stored and dispatched only in its from domain's region,
+ * whichever API accepted it; eu-west-1's worker, on eu-west-1's database and NATS, delivers
+ * eu-west-1's emails; either API finds an email by its id and lists a team's emails of both
+ * regions in one order.
  */
-describe("each region's email plane in its own database", () => {
+describe("each region's email plane in its own database, the regions 50 ms apart", () => {
   const schema = `t_planes_${uniqueSuffix()}`;
   const euDatabase = `herald_planes_eu_${process.pid}`;
   let controlUrl: string;
   let euUrl: string;
+  let cluster: Supercluster;
+  const proxies: TcpProxy[] = [];
   let us: TestApi;
   let eu: TestApi;
   let worker: INestApplicationContext;
@@ -29,11 +38,21 @@ describe("each region's email plane in its own database", () => {
   let sink: MxSink;
   let usDb: Client;
   let euDb: Client;
+  const nats: Record<string, NatsProbe> = {};
   let team: TestTeam;
   let euDomain: string;
 
+  /** `url` as the other region reaches it: through a proxy 50 ms away. */
+  const distant = async (url: string): Promise<string> => {
+    const target = new URL(url);
+    const proxy = (await TcpProxy.start({ host: target.hostname, port: Number(target.port) })).latency(CROSSING_MS);
+    proxies.push(proxy);
+    return proxy.rewrite(url);
+  };
+
   beforeAll(async () => {
-    controlUrl = loadConfig(process.env).DATABASE_URL;
+    const base = loadConfig(process.env);
+    controlUrl = base.DATABASE_URL;
     const admin = new Client({ connectionString: controlUrl });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${euDatabase} WITH (FORCE)`);
@@ -43,6 +62,7 @@ describe("each region's email plane in its own database", () => {
     url.pathname = `/${euDatabase}`;
     euUrl = url.href;
 
+    cluster = await startSupercluster({ regions: [{ name: 'us-east-1' }, { name: 'eu-west-1' }], gatewayLatencyMs: CROSSING_MS });
     dns = await TestDnsServer.start();
     const port = await freeSharedPort([SINK_HOST]);
     sink = await MxSink.start({ host: SINK_HOST, port });
@@ -50,18 +70,27 @@ describe("each region's email plane in its own database", () => {
     const shared = {
       HERALD_REGIONS: 'us-east-1,eu-west-1',
       DATABASE_SCHEMA: schema,
+      NATS_PLACE_BY_REGION: 'true',
       DNS_SERVERS: dns.address(),
       DELIVERY_PORT: String(port),
       DOMAIN_CACHE_MS: '0',
     };
-    us = await startTestApi({ ...shared, HERALD_REGION: 'us-east-1', REGION_DATABASE_URLS: `eu-west-1=${euUrl}` });
+    us = await startTestApi({
+      ...shared,
+      HERALD_REGION: 'us-east-1',
+      NATS_URL: cluster.urls('us-east-1').join(','),
+      REGION_DATABASE_URLS: `eu-west-1=${await distant(euUrl)}`,
+    });
     // eu-west-1's database gets its schema as its API starts. The same Redis prefix and NATS namespace: one deployment, two regions.
+    const fromEu = await distant(controlUrl);
     eu = await startTestApi({
       ...shared,
       HERALD_REGION: 'eu-west-1',
+      NATS_URL: cluster.urls('eu-west-1').join(','),
       DATABASE_URL: euUrl,
-      CONTROL_DATABASE_URL: controlUrl,
-      REGION_DATABASE_URLS: `us-east-1=${controlUrl}`,
+      CONTROL_DATABASE_URL: fromEu,
+      REGION_DATABASE_URLS: `us-east-1=${fromEu}`,
+      REDIS_URL: await distant(base.REDIS_URL),
       REDIS_PREFIX: us.config.REDIS_PREFIX,
       NATS_NAMESPACE: us.config.NATS_NAMESPACE,
     });
@@ -72,6 +101,8 @@ describe("each region's email plane in its own database", () => {
       await db.connect();
       await db.query(`SET search_path TO "${schema}"`);
     }
+    nats['us-east-1'] = await NatsProbe.open(us.config);
+    nats['eu-west-1'] = await NatsProbe.open(eu.config);
     team = await us.team({ region: 'us-east-1' });
     const created = await call(us.url, team.token, 'POST', '/domains', { name: `eu-${uniqueSuffix()}.acme.test`, region: 'eu-west-1' });
     expect(created.status).toBe(200);
@@ -81,12 +112,15 @@ describe("each region's email plane in its own database", () => {
 
   afterAll(async () => {
     await worker?.close();
+    await Promise.allSettled(Object.values(nats).map((probe) => probe.close()));
     await usDb?.end();
     await euDb?.end();
     await eu?.close();
     await us?.close();
     await sink?.close();
     await dns?.close();
+    await Promise.allSettled(proxies.map((proxy) => proxy.close()));
+    await cluster?.stop();
     const admin = new Client({ connectionString: controlUrl });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${euDatabase} WITH (FORCE)`);
@@ -124,6 +158,11 @@ describe("each region's email plane in its own database", () => {
     }
     // The control plane stays in us-east-1's database: the team and its domains are not in eu-west-1's.
     expect((await euDb.query(`SELECT count(*)::int AS n FROM domains WHERE team_id = $1`, [team.teamId])).rows[0].n).toBe(0);
+    // Each send command went to its region's stream only, whichever API published it: us-east-1's
+    // (no worker takes from it here) holds its two and nothing else; eu-west-1's worker takes its
+    // commands from eu-west-1's stream alone, so its deliveries below show where theirs went.
+    expect((await nats['us-east-1'].sendCommands('us-east-1')).sort()).toEqual([...usIds].sort());
+    for (const id of usIds) expect(await nats['eu-west-1'].sendCommands('eu-west-1')).not.toContain(id);
 
     await waitFor(
       async () => (await Promise.all(euIds.map((id) => lastEvent(euDb, id)))).every((e) => e === 'delivered'),
