@@ -1,0 +1,549 @@
+// The regions benchmark of issue 15 (`npm run bench:regions`; README.md beside it). One machine
+// stands in for two regions 50 ms apart (each way): A = us-east-1, where the API runs, and
+// B = eu-west-1. A NATS supercluster of one node per region, each region's streams on its own node
+// (NATS_PLACE_BY_REGION), gateways through delay proxies; A's email plane in the shared Postgres (a
+// schema of the bench's own), B's in a database of its own on that server reached through a delay
+// proxy; the control plane and the idempotency registry (Redis) in A. The delays and B's outage are
+// made in a child process (regions-infra.ts). It measures on `herald api` at A:
+//   1. POST /emails for an A domain, no Idempotency-Key, with no delay (the single-region figure);
+//   2. the same with the delays (target: p50 and p99 within 10% of 1: no cross-region round trip);
+//   3. the same with a unique Idempotency-Key per request (printed, with what it adds to 2);
+//   4. POST /emails for a B domain, no key (printed: its email and send command are stored in B);
+//   5. POST /emails/batch ×100 for the A domain with B up, then with B down (its database link
+//      silent, its NATS node killed) (target: no fewer emails/s with B down);
+//   6. beyond the issue, run between 4 and 5 while B is up: 2's load and a B-domain load at once,
+//      whether B's slow requests hold A's back (printed).
+// Every email answered 2xx is then looked up in its region's database and counted on its region's
+// stream. Exit code 1 when an accepted email is missing or a request failed; a missed target only
+// prints MISSED. Options: --duration S (8), --warmup S (2), --connections N (32),
+// --batch-connections N (16), --mixed-connections N (8, phase 6's B load), --latency MS (50, each
+// way), --no-save.
+import './aliases';
+import { ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { sendStreamName } from '@herald/bus';
+import { recordHost } from '@herald/domains';
+import { LoadFigures, sampleEmail } from './bench-load';
+import { option } from './bench-options';
+import { benchMain, heraldCli, ServerProcess, startHeraldApi } from './bench-processes';
+import { saveResults } from './bench-report';
+import { BenchWorld } from './bench-world';
+import { backgroundLoad, meterCpu } from './cpu-meter';
+import type { RegionsCommand, RegionsReply } from './regions-infra';
+
+const A = 'us-east-1';
+const B = 'eu-west-1';
+const BATCH_SIZE = 100;
+
+const options = {
+  seconds: option('duration', 8),
+  warmup: option('warmup', 2),
+  connections: option('connections', 32),
+  batchConnections: option('batch-connections', 16),
+  latencyMs: option('latency', 50),
+  /** Connections of phase 6's B-domain load, beside the A-domain load's `connections`. */
+  mixedConnections: option('mixed-connections', 8),
+  save: !process.argv.includes('--no-save'),
+};
+
+const world = new BenchWorld();
+const suffix = process.pid.toString(36);
+const domainA = world.domain;
+const domainB = `acme-bench-eu-${suffix}.test`;
+const databaseB = `herald_bench_b_${suffix}`;
+const directUrlB = (() => {
+  const url = new URL(world.config.DATABASE_URL);
+  url.pathname = `/${databaseB}`;
+  return url.href;
+})();
+
+/** The regions' child process (regions-infra.ts): the supercluster, B's database proxy, the delay. */
+class Regions {
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private next = 0;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly natsA: string[],
+    readonly proxyPort: number,
+  ) {
+    child.on('message', (reply: RegionsReply) => {
+      if (reply.type === 'ready' || reply.id === undefined) return;
+      const waiter = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if (reply.type === 'done') waiter?.resolve();
+      else waiter?.reject(new Error(`regions: ${reply.message}`));
+    });
+  }
+
+  static async start(postgresPort: number): Promise<Regions> {
+    const child = fork(join(__dirname, 'regions-infra.js'), [], {
+      env: { ...process.env, BENCH_B_PG_PORT: String(postgresPort) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const ready = await new Promise<RegionsReply>((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`regions-infra exited ${code} before it was ready`)));
+    });
+    if (ready.type !== 'ready') {
+      child.kill('SIGKILL');
+      throw new Error(`regions-infra: ${ready.type === 'failed' ? ready.message : ready.type}`);
+    }
+    return new Regions(child, ready.natsA, ready.proxyPort);
+  }
+
+  command(type: RegionsCommand['type'], ms = 0): Promise<void> {
+    if (!this.child.connected) return Promise.resolve();
+    const id = ++this.next;
+    const done = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    this.child.send({ id, type, ms } as RegionsCommand);
+    return done;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    await this.command('stop').catch(() => undefined);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+let regions: Regions | null = null;
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Phase {
+  name: string;
+  /** The delay each way between the regions while it ran (ms). */
+  delayMs: number;
+  figures: LoadFigures;
+}
+
+interface PhaseSpec {
+  name: string;
+  path: '/emails' | '/emails/batch';
+  domain: string;
+  /** A unique Idempotency-Key on every request. */
+  keyed?: boolean;
+  /** Connections, when not the option's for its path. */
+  connections?: number;
+  region: typeof A | typeof B;
+}
+
+/** Every id a 2xx response returned, by its domain's region (warm-ups included). */
+const accepted: Record<string, string[]> = { [A]: [], [B]: [] };
+
+/** autocannon for `seconds`, as bench-load.ts's `load` with a fresh Idempotency-Key per request when keyed. */
+async function load(api: ServerProcess, token: string, spec: PhaseSpec, seconds: number): Promise<LoadFigures> {
+  const batch = spec.path === '/emails/batch';
+  const connections = spec.connections ?? (batch ? options.batchConnections : options.connections);
+  const emailsPerRequest = batch ? BATCH_SIZE : 1;
+  const ids = accepted[spec.region];
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const cpu = meterCpu(api.pid);
+  const result = await autocannon({
+    url: api.url,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    requests: [
+      {
+        method: 'POST',
+        path: spec.path,
+        headers,
+        body: JSON.stringify(batch ? Array.from({ length: BATCH_SIZE }, (_, i) => sampleEmail(spec.domain, i)) : sampleEmail(spec.domain, 1)),
+        onResponse: (status, body) => {
+          if (status < 200 || status >= 300) return;
+          if (batch) for (const { id } of (JSON.parse(body) as { data: { id: string }[] }).data) ids.push(id);
+          else ids.push((JSON.parse(body) as { id: string }).id);
+        },
+        ...(spec.keyed && { setupRequest: (request) => ({ ...request, headers: { ...headers, 'idempotency-key': randomUUID() } }) }),
+      },
+    ],
+  });
+  const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
+  const non2xx: Record<string, number> = {};
+  for (const [status, { count }] of Object.entries(result.statusCodeStats)) if (!status.startsWith('2')) non2xx[status] = count;
+  return {
+    name: spec.name,
+    connections,
+    seconds: elapsed,
+    requestsPerSecond: result['2xx'] / elapsed,
+    emailsPerSecond: (result['2xx'] * emailsPerRequest) / elapsed,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    responses2xx: result['2xx'],
+    non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    cpu: cpu(),
+  };
+}
+
+/** A warm-up (not reported, but its emails are checked too), then the measured run. */
+async function phase(api: ServerProcess, token: string, spec: PhaseSpec, delayMs: number): Promise<Phase> {
+  process.stderr.write(`bench: ${spec.name}: ${options.warmup} s warm-up, ${options.seconds} s measured\n`);
+  await load(api, token, spec, options.warmup);
+  return { name: spec.name, delayMs, figures: await load(api, token, spec, options.seconds) };
+}
+
+/**
+ * Two loads at once (A's domain and B's), each with its warm-up: whether B's slow requests hold
+ * A's back. Their CPU is not split between them, so neither row has a CPU figure.
+ */
+async function mixedPhase(api: ServerProcess, token: string, specs: [PhaseSpec, PhaseSpec], delayMs: number): Promise<Phase[]> {
+  process.stderr.write(`bench: ${specs.map((s) => s.name).join(' + ')}: ${options.warmup} s warm-up, ${options.seconds} s measured\n`);
+  await Promise.all(specs.map((spec) => load(api, token, spec, options.warmup)));
+  const measured = await Promise.all(specs.map((spec) => load(api, token, spec, options.seconds)));
+  return measured.map((figures, i) => ({ name: specs[i].name, delayMs, figures: { ...figures, cpu: null } }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup and checks
+
+async function withPg<T>(url: string, run: (pg: Client) => Promise<T>): Promise<T> {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  try {
+    return await run(pg);
+  } finally {
+    await pg.end();
+  }
+}
+
+const planeUrl = (region: string) => (region === A ? world.config.DATABASE_URL : directUrlB);
+const emailsTable = `"${world.config.DATABASE_SCHEMA}".emails`;
+
+async function countRows(region: string): Promise<number> {
+  return withPg(planeUrl(region), async (pg) => Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM ${emailsTable}`)).rows[0].n));
+}
+
+async function countCommitted(region: string, ids: string[]): Promise<number> {
+  return withPg(planeUrl(region), async (pg) => {
+    let found = 0;
+    for (let i = 0; i < ids.length; i += 50_000) {
+      const sql = `SELECT count(*) AS n FROM ${emailsTable} WHERE id = ANY($1::uuid[])`;
+      found += Number((await pg.query<{ n: string }>(sql, [ids.slice(i, i + 50_000)])).rows[0].n);
+    }
+    return found;
+  });
+}
+
+/** Until a region's emails table stops growing (requests cut off when a load run stopped). */
+async function settle(region: string): Promise<number> {
+  for (let last = -1; ;) {
+    const now = await countRows(region);
+    if (now === last) return now;
+    last = now;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** Messages on a region's send stream (the email id is the Nats-Msg-Id: one per email at most), asked at A. */
+async function countPublished(region: string): Promise<number> {
+  const nc = await connect({ servers: regions!.natsA });
+  try {
+    return (await (await jetstreamManager(nc)).streams.info(sendStreamName(world.config.NATS_NAMESPACE, region))).state.messages;
+  } finally {
+    await nc.close();
+  }
+}
+
+/** Waits (up to 15 s) until a region's stream holds as many messages as its emails table has rows. */
+async function published(region: string, rows: number): Promise<number> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const messages = await countPublished(region);
+    if (messages >= rows || Date.now() > deadline) return messages;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+interface PresentedRecord {
+  record: string;
+  name: string;
+  type: string;
+  value: string;
+  priority?: number;
+}
+
+/** POST /domains in `region`, its records published on the bench's DNS server, `herald domain verify`. */
+async function addVerifiedDomain(api: ServerProcess, token: string, name: string, region: string): Promise<void> {
+  const response = await fetch(`${api.url}/domains`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, region }),
+  });
+  const created = (await response.json()) as { region?: string; records?: PresentedRecord[] };
+  if (!response.ok || !created.records) throw new Error(`POST /domains answered ${response.status}: ${JSON.stringify(created)}`);
+  if (created.region !== region) throw new Error(`${name} was made in ${created.region}, not ${region}`);
+  for (const r of created.records) {
+    const host = recordHost(r, name);
+    if (r.type === 'MX') world.publish(host, 'MX', [{ exchange: r.value, priority: r.priority ?? 10 }]);
+    else if (r.type === 'TXT') world.publish(host, 'TXT', [r.value]);
+    else if (r.type === 'CNAME') world.publish(host, 'CNAME', [r.value]);
+    else throw new Error(`the bench cannot publish a ${r.type} record yet (${r.record})`);
+  }
+  const report = await heraldCli<{ status: string }>(world.env, 'domain', 'verify', name);
+  if (report.status !== 'verified') throw new Error(`${name} is ${report.status}: ${JSON.stringify(report)}`);
+}
+
+/** The API's stop, bounded: B's database link is reset first (a silent link would hold its pool's goodbyes). */
+function boundedStop(api: ServerProcess): ServerProcess {
+  return {
+    ...api,
+    async stop() {
+      await regions?.command('b-refuse').catch(() => undefined);
+      const timer = setTimeout(() => {
+        process.stderr.write('bench: the API did not stop within 30 s: SIGKILL\n');
+        try {
+          process.kill(api.pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }, 30_000);
+      await api.stop();
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function describeMachine(): Promise<Record<string, unknown>> {
+  const nc = await connect({ servers: regions!.natsA });
+  try {
+    return await withPg(world.config.DATABASE_URL, async (pg) => ({
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cpus: cpus().length,
+      node: process.version,
+      postgres: (await pg.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version,
+      synchronousCommit: (await pg.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0].synchronous_commit,
+      nats: nc.info?.version ?? 'unknown',
+    }));
+  } finally {
+    await nc.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const n = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const right = (s: string, width: number) => s.padStart(width);
+
+function failures(f: LoadFigures): string {
+  const statuses = Object.entries(f.non2xx).map(([status, count]) => `${count}×${status}`);
+  if (f.errors) statuses.push(`${f.errors} socket errors`);
+  if (f.timeouts) statuses.push(`${f.timeouts} timeouts`);
+  return statuses.join(', ') || 'none';
+}
+
+function row(p: Phase): string {
+  const f = p.figures;
+  const cpuPerEmail = f.cpu && f.emailsPerSecond ? right(n((f.cpu.server * 1e6) / (f.emailsPerSecond * f.seconds)), 8) : right('-', 8);
+  return (
+    `  ${`${p.name} (${f.connections} conn)`.padEnd(54)}${right(`${p.delayMs}`, 6)}${right(n(f.requestsPerSecond), 8)}` +
+    `${right(n(f.emailsPerSecond), 9)}${right(n(f.latencyMs.p50), 7)}${right(n(f.latencyMs.p90), 7)}${right(n(f.latencyMs.p99), 7)}` +
+    `${right(n(f.latencyMs.max), 7)}${cpuPerEmail}  ${failures(f)}`
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function run(servers: ServerProcess[]): Promise<void> {
+  const background = await backgroundLoad();
+  await world.start();
+  await withPg(world.config.DATABASE_URL, async (pg) => {
+    await pg.query(`DROP DATABASE IF EXISTS ${databaseB} WITH (FORCE)`);
+    await pg.query(`CREATE DATABASE ${databaseB}`);
+  });
+  regions = await Regions.start(Number(new URL(directUrlB).port || 5432));
+  const proxiedUrlB = new URL(directUrlB);
+  proxiedUrlB.hostname = '127.0.0.1';
+  proxiedUrlB.port = String(regions.proxyPort);
+  Object.assign(world.env, {
+    HERALD_REGIONS: `${A},${B}`,
+    HERALD_REGION: A,
+    NATS_URL: regions.natsA.join(','),
+    NATS_PLACE_BY_REGION: 'true',
+    REGION_DATABASE_URLS: `${B}=${proxiedUrlB.href}`,
+  });
+  const machine = await describeMachine();
+
+  await heraldCli(world.env, 'migrate');
+  const team = await heraldCli<{ id: string }>(
+    world.env,
+    'team',
+    'create',
+    '--name',
+    'Bench',
+    '--region',
+    A,
+    '--plan',
+    'scale-2.5m',
+    '--rate-limit',
+    '1000000',
+  );
+  const { token } = await heraldCli<{ token: string }>(world.env, 'key', 'create', '--team', team.id, '--name', 'Bench key');
+  const api = boundedStop(await startHeraldApi(world.env, 1));
+  servers.push(api);
+  await addVerifiedDomain(api, token, domainA, A);
+  await addVerifiedDomain(api, token, domainB, B);
+
+  const single = (name: string, region: typeof A | typeof B, keyed = false): PhaseSpec => ({
+    name,
+    path: '/emails',
+    domain: region === A ? domainA : domainB,
+    region,
+    keyed,
+  });
+  const batch = (name: string): PhaseSpec => ({ name, path: '/emails/batch', domain: domainA, region: A });
+  const delay = options.latencyMs;
+
+  const phases: Phase[] = [];
+  await regions.command('latency', 0);
+  phases.push(await phase(api, token, single('1. POST /emails, A domain, no key', A), 0));
+  await regions.command('latency', delay);
+  phases.push(await phase(api, token, single('2. POST /emails, A domain, no key', A), delay));
+  phases.push(await phase(api, token, single('3. POST /emails, A domain, Idempotency-Key', A, true), delay));
+  phases.push(await phase(api, token, single('4. POST /emails, B domain, no key', B), delay));
+  const mixed = await mixedPhase(
+    api,
+    token,
+    [
+      single('6. POST /emails, A domain, while 6B runs', A),
+      { ...single('6B. POST /emails, B domain, with 6', B), connections: options.mixedConnections },
+    ],
+    delay,
+  );
+  // B's emails are counted on its stream while B is up.
+  const rowsB = await settle(B);
+  const messagesB = await published(B, rowsB);
+  phases.push(await phase(api, token, batch(`5a. POST /emails/batch ×${BATCH_SIZE}, A, B up`), delay));
+  await regions.command('b-down');
+  phases.push(await phase(api, token, batch(`5b. POST /emails/batch ×${BATCH_SIZE}, A, B down`), delay));
+  phases.push(...mixed);
+
+  const rowsA = await settle(A);
+  await api.stop();
+  const messagesA = await published(A, rowsA);
+  const durability = {
+    [A]: {
+      accepted: accepted[A].length,
+      distinct: new Set(accepted[A]).size,
+      committed: await countCommitted(A, accepted[A]),
+      rows: rowsA,
+      stream: sendStreamName(world.config.NATS_NAMESPACE, A),
+      messages: messagesA,
+    },
+    [B]: {
+      accepted: accepted[B].length,
+      distinct: new Set(accepted[B]).size,
+      committed: await countCommitted(B, accepted[B]),
+      rows: rowsB,
+      stream: sendStreamName(world.config.NATS_NAMESPACE, B),
+      messages: messagesB,
+    },
+  };
+  const failed = phases.reduce(
+    (sum, p) => sum + Object.values(p.figures.non2xx).reduce((a, b) => a + b, 0) + p.figures.errors + p.figures.timeouts,
+    0,
+  );
+
+  const [baseline, delayed, keyed, remote, batchUp, batchDown, mixedA] = phases.map((p) => p.figures);
+  const within = (f: LoadFigures, base: LoadFigures, k: 'p50' | 'p99') => f.latencyMs[k] <= base.latencyMs[k] * 1.1;
+  const targets = {
+    delayedWithin10Percent: within(delayed, baseline, 'p50') && within(delayed, baseline, 'p99'),
+    batchWithBDownNotLower: batchDown.emailsPerSecond >= batchUp.emailsPerSecond,
+  };
+  const date = new Date().toISOString();
+
+  const lines: string[] = [''];
+  const out = (line = '') => lines.push(line);
+  out(`Herald regions bench (issue 15), ${date}`);
+  out(`  machine: ${machine.cpus} × ${machine.cpu}, Node ${machine.node}; the load generator, the API, Postgres, Redis and NATS all share it`);
+  out(`  Postgres ${machine.postgres} (synchronous_commit=${machine.synchronousCommit}), NATS ${machine.nats} (supercluster, 1 node per region, R1)`);
+  if (background !== null) {
+    out(
+      `  machine busy before the bench: ${n(background * 100)}%${background > 0.15 ? '  WARNING: other work is running; figures are low and noisy' : ''}`,
+    );
+  }
+  out(`  API: node bin/herald.js api (1 process) in A = ${A}; B = ${B}, ${delay} ms away each way (NATS gateways, B's database link)`);
+  out(`  A's email plane, the control plane and Redis: direct; B's email plane: database ${databaseB} through a delay proxy`);
+  out();
+  out(
+    `  ${''.padEnd(54)}${right('delay', 6)}${right('req/s', 8)}${right('emails/s', 9)}${right('p50', 7)}${right('p90', 7)}${right('p99', 7)}${right('max', 7)}${right('API µs/', 8)}`,
+  );
+  out(
+    `  ${''.padEnd(54)}${right('ms', 6)}${''.padEnd(17)}${right('ms', 7)}${right('ms', 7)}${right('ms', 7)}${right('ms', 7)}${right('email', 8)}  non-2xx / errors`,
+  );
+  for (const p of phases) out(row(p));
+  out();
+  const ms = (v: number) => `${n(v)} ms`;
+  const signed = (v: number) => `${v < 0 ? '−' : '+'}${ms(Math.abs(v))}`;
+  const ratio = (a: number, b: number) => (b > 0 ? `×${n(a / b, 2)}` : '-');
+  out(
+    `  target 2 within 10% of 1 (no cross-region round trip): p50 ${ms(delayed.latencyMs.p50)} vs ${ms(baseline.latencyMs.p50)} (${ratio(delayed.latencyMs.p50, baseline.latencyMs.p50)}), ` +
+      `p99 ${ms(delayed.latencyMs.p99)} vs ${ms(baseline.latencyMs.p99)} (${ratio(delayed.latencyMs.p99, baseline.latencyMs.p99)})  ${targets.delayedWithin10Percent ? 'MET' : 'MISSED'}`,
+  );
+  out(
+    `  3, an Idempotency-Key (printed; one round trip = ${2 * delay} ms): p50 ${signed(keyed.latencyMs.p50 - delayed.latencyMs.p50)}, ` +
+      `p99 ${signed(keyed.latencyMs.p99 - delayed.latencyMs.p99)} over 2`,
+  );
+  out(`  4, a B domain (printed; expected ≥ ${2 * delay} ms): p50 ${ms(remote.latencyMs.p50)}, p99 ${ms(remote.latencyMs.p99)}`);
+  out(
+    `  target 5b ≥ 5a (batch at A unaffected by B down): ${n(batchDown.emailsPerSecond)} vs ${n(batchUp.emailsPerSecond)} emails/s ` +
+      `(${ratio(batchDown.emailsPerSecond, batchUp.emailsPerSecond)})  ${targets.batchWithBDownNotLower ? 'MET' : 'MISSED'}`,
+  );
+  out(
+    `  6, an A domain while a B domain sends (printed; 2 had it alone): p50 ${ms(mixedA.latencyMs.p50)}, p99 ${ms(mixedA.latencyMs.p99)} ` +
+      `(${ratio(mixedA.latencyMs.p50, delayed.latencyMs.p50)}, ${ratio(mixedA.latencyMs.p99, delayed.latencyMs.p99)} of 2)`,
+  );
+  out();
+  out('  durability, over every phase including warm-ups:');
+  let ok = failed === 0;
+  for (const [region, d] of Object.entries(durability)) {
+    const good = d.committed === d.accepted && d.distinct === d.accepted && d.messages >= d.committed;
+    ok &&= good;
+    out(
+      `    ${region}: ${n(d.accepted)} answered 2xx, ${n(d.committed)} of them in its database (${n(d.rows)} rows), ` +
+        `${n(d.messages)} messages on ${d.stream}  ${good ? 'OK' : 'NOT OK'}`,
+    );
+  }
+  out(`    non-2xx responses, socket errors and timeouts: ${n(failed)}`);
+  out();
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (!ok) process.exitCode = 1;
+  if (options.save) {
+    const file = saveResults('regions-bench', date, {
+      date,
+      machine: { ...machine, backgroundLoad: background },
+      delayMs: delay,
+      phases,
+      targets,
+      durability,
+    });
+    process.stderr.write(`bench: results written to ${file}\n`);
+  }
+}
+
+benchMain(
+  'regions-bench',
+  {
+    async cleanup() {
+      await regions?.stop();
+      await withPg(world.config.DATABASE_URL, (pg) => pg.query(`DROP DATABASE IF EXISTS ${databaseB} WITH (FORCE)`)).catch((error: unknown) =>
+        process.stderr.write(`regions-bench: dropping ${databaseB}: ${String(error)}\n`),
+      );
+      await world.cleanup();
+    },
+  },
+  run,
+);
