@@ -23,7 +23,7 @@ export type RegionsCommand =
   | { id: number; type: 'stop' };
 
 export type RegionsReply =
-  | { type: 'ready'; natsA: string[]; natsB: string[]; proxyPort: number }
+  | { type: 'ready'; natsA: string[]; monitorA: string; proxyPort: number }
   | { type: 'done'; id: number }
   | { type: 'failed'; id?: number; message: string };
 
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       (error: unknown) => send({ type: 'failed', id: command.id, message: error instanceof Error ? error.message : String(error) }),
     );
   });
-  send({ type: 'ready', natsA: c.urls(A), natsB: c.urls(B), proxyPort: p.port });
+  send({ type: 'ready', natsA: c.urls(A), monitorA: c.nodes.find((node) => node.region === A)!.monitorUrl, proxyPort: p.port });
 }
 
 // Imported by the bench for its types and names only: it runs as the forked child.
