@@ -99,4 +99,29 @@ describe('EmailWriter', () => {
     await expect(done).rejects.toThrow('connection terminated');
     expect(repo.statements).toHaveLength(1);
   });
+
+  it("never shares a statement between regions, and runs two statements per region: another region's busy statements hold none of this one's", async () => {
+    const { repo, writer } = setup();
+    const log: string[] = [];
+    const inRegion = (id: string, region: string) => ({ ...email(id), region }) as AcceptedEmail;
+    const far = ['f1', 'f2', 'f3'].map((id) => track(writer, [inRegion(id, 'eu-west-1')], log));
+    const near = ['n1', 'n2', 'n3', 'n4'].map((id) => track(writer, [inRegion(id, 'us-east-1')], log));
+    // eu-west-1's two slots are taken (its third waits); us-east-1's two run beside them.
+    expect(repo.statements.map((s) => s.ids)).toEqual([['f1'], ['f2'], ['n1'], ['n2']]);
+
+    repo.statements[2].finish();
+    await tick();
+    // us-east-1's next statement takes both of its waiting requests, and none of eu-west-1's.
+    expect(repo.statements.map((s) => s.ids).slice(4)).toEqual([['n3', 'n4']]);
+    for (const statement of repo.statements.slice(3)) statement.finish();
+    await tick();
+    expect(log.sort()).toEqual(['ok n1', 'ok n2', 'ok n3', 'ok n4']);
+
+    repo.statements[0].finish();
+    await tick();
+    expect(repo.statements.map((s) => s.ids).slice(5)).toEqual([['f3']]);
+    for (const statement of [repo.statements[1], repo.statements[5]]) statement.finish();
+    await Promise.all([...far, ...near]);
+    expect(log).toHaveLength(7);
+  });
 });
