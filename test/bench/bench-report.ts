@@ -42,10 +42,12 @@ export interface BenchReport {
   targets: typeof TARGETS & { singleMet: boolean; batchMet: boolean };
 }
 
-const n = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const right = (s: string, width: number) => s.padStart(width);
+/** A figure with thousands separators and `digits` decimals, as the reports print them. */
+export const n = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const right = (s: string, width: number) => s.padStart(width);
 
-function failures(f: LoadFigures): string {
+/** A load's refused requests, by status, and its socket errors and timeouts; `none`. */
+export function failures(f: LoadFigures): string {
   const statuses = Object.entries(f.non2xx).map(([status, count]) => `${count}×${status}`);
   if (f.errors) statuses.push(`${f.errors} socket errors`);
   if (f.timeouts) statuses.push(`${f.timeouts} timeouts`);

@@ -33,7 +33,7 @@ import { recordHost } from '@herald/domains';
 import { LoadFigures, sampleEmail } from './bench-load';
 import { option } from './bench-options';
 import { benchMain, heraldCli, ServerProcess, startHeraldApi } from './bench-processes';
-import { saveResults } from './bench-report';
+import { failures, n, right, saveResults } from './bench-report';
 import { BenchWorld } from './bench-world';
 import { backgroundLoad, meterCpu } from './cpu-meter';
 import type { RegionsCommand, RegionsReply } from './regions-infra';
@@ -353,16 +353,6 @@ async function describeMachine(): Promise<Record<string, unknown>> {
 
 // ---------------------------------------------------------------------------------------------
 // Report
-
-const n = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const right = (s: string, width: number) => s.padStart(width);
-
-function failures(f: LoadFigures): string {
-  const statuses = Object.entries(f.non2xx).map(([status, count]) => `${count}×${status}`);
-  if (f.errors) statuses.push(`${f.errors} socket errors`);
-  if (f.timeouts) statuses.push(`${f.timeouts} timeouts`);
-  return statuses.join(', ') || 'none';
-}
 
 function row(p: Phase): string {
   const f = p.figures;
