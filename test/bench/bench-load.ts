@@ -40,6 +40,8 @@ export interface LoadSpec {
   emailsPerRequest: number;
   /** Called with each 2xx response's body, to collect the accepted email ids. */
   onAccepted?: (body: string) => void;
+  /** Headers made afresh for every request (a unique Idempotency-Key, say), beside `headers`. */
+  perRequestHeaders?: () => Record<string, string>;
 }
 
 /** Runs autocannon for `seconds` and turns its result into figures. */
@@ -56,6 +58,12 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
       headers: spec.method === 'GET' ? spec.headers : { 'content-type': 'application/json', ...spec.headers },
       body: spec.body,
       onResponse: spec.onAccepted && ((status, body) => status >= 200 && status < 300 && spec.onAccepted!(body)),
+      ...(spec.perRequestHeaders && {
+        setupRequest: (request: { headers?: Record<string, string> }) => ({
+          ...request,
+          headers: { ...request.headers, ...spec.perRequestHeaders!() },
+        }),
+      }),
     })),
   });
   return figures(spec, result, cpu());

@@ -19,6 +19,17 @@ interface PresentedRecord {
   priority?: number;
 }
 
+/** `run` on a connection of its own to `url`'s database, closed after it. */
+export async function withPg<T>(url: string, run: (pg: Client) => Promise<T>): Promise<T> {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  try {
+    return await run(pg);
+  } finally {
+    await pg.end();
+  }
+}
+
 /**
  * The bench's own corner of the machine's Postgres, Redis and NATS: a schema, a key prefix and
  * a namespace named after this process, so it never touches a deployment's or a test's data;
@@ -65,47 +76,45 @@ export class BenchWorld {
   }
 
   /**
-   * Adds the sending domain as a customer would (POST /domains), publishes the DNS records the
-   * API asked for, and has Herald check them (`herald domain verify`); fails unless verified.
+   * Adds a sending domain (the bench's own by default) as a customer would (POST /domains, in
+   * `region` when given), publishes the DNS records the API asked for, and has Herald check them
+   * (`herald domain verify`); fails unless verified.
    */
-  async verifyDomain(apiUrl: string, token: string): Promise<void> {
+  async verifyDomain(apiUrl: string, token: string, name = this.domain, region?: string): Promise<void> {
     const response = await fetch(`${apiUrl}/domains`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: this.domain }),
+      body: JSON.stringify({ name, ...(region && { region }) }),
     });
-    const created = (await response.json()) as { records?: PresentedRecord[] };
+    const created = (await response.json()) as { region?: string; records?: PresentedRecord[] };
     if (!response.ok || !created.records) throw new Error(`POST /domains answered ${response.status}: ${JSON.stringify(created)}`);
+    if (region && created.region !== region) throw new Error(`${name} was made in ${created.region}, not ${region}`);
     for (const r of created.records) {
-      const host = recordHost(r, this.domain);
+      const host = recordHost(r, name);
       if (r.type === 'MX') this.dns!.set(host, 'MX', [{ exchange: r.value, priority: r.priority ?? 10 }]);
       else if (r.type === 'TXT' || r.type === 'CNAME') this.dns!.set(host, r.type, [r.value]);
       else throw new Error(`the bench cannot publish a ${r.type} record yet (${r.record})`);
     }
-    const report = await heraldCli<{ status: string }>(this.env, 'domain', 'verify', this.domain);
-    if (report.status !== 'verified') throw new Error(`the sending domain is ${report.status}: ${JSON.stringify(report)}`);
+    const report = await heraldCli<{ status: string }>(this.env, 'domain', 'verify', name);
+    if (report.status !== 'verified') throw new Error(`${name} is ${report.status}: ${JSON.stringify(report)}`);
   }
 
-  private async withPg<T>(run: (pg: Client) => Promise<T>): Promise<T> {
-    const pg = new Client({ connectionString: this.config.DATABASE_URL });
-    await pg.connect();
-    try {
-      return await run(pg);
-    } finally {
-      await pg.end();
-    }
+  /** A query session on the bench's schema's database (DATABASE_URL), or on another database holding the same schema (a region's email plane). */
+  private withPg<T>(run: (pg: Client) => Promise<T>, url = this.config.DATABASE_URL): Promise<T> {
+    return withPg(url, run);
   }
 
   private get emailsTable(): string {
     return `"${this.config.DATABASE_SCHEMA}".emails`;
   }
 
-  countEmails(): Promise<number> {
-    return this.withPg(async (pg) => Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.emailsTable}`)).rows[0].n));
+  /** Rows of the emails table, in DATABASE_URL's database or `url`'s. */
+  countEmails(url?: string): Promise<number> {
+    return this.withPg(async (pg) => Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.emailsTable}`)).rows[0].n), url);
   }
 
-  /** How many of these ids are rows of the emails table. */
-  countCommitted(ids: string[]): Promise<number> {
+  /** How many of these ids are rows of the emails table (in DATABASE_URL's database or `url`'s). */
+  countCommitted(ids: string[], url?: string): Promise<number> {
     return this.withPg(async (pg) => {
       let found = 0;
       for (let i = 0; i < ids.length; i += 50_000) {
@@ -113,7 +122,7 @@ export class BenchWorld {
         found += Number((await pg.query<{ n: string }>(sql, [ids.slice(i, i + 50_000)])).rows[0].n);
       }
       return found;
-    });
+    }, url);
   }
 
   /**
@@ -132,11 +141,12 @@ export class BenchWorld {
   /**
    * Waits until the emails table stops growing: requests the load generator cut off when a run
    * stopped are still being committed and published, and stopping the API would interrupt them.
+   * Answers its rows (in DATABASE_URL's database or `url`'s).
    */
-  async settle(): Promise<void> {
+  async settle(url?: string): Promise<number> {
     for (let last = -1; ;) {
-      const now = await this.countEmails();
-      if (now === last) return;
+      const now = await this.countEmails(url);
+      if (now === last) return now;
       last = now;
       await new Promise((r) => setTimeout(r, 500));
     }

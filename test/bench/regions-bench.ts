@@ -26,17 +26,15 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import autocannon from 'autocannon';
-import { Client } from 'pg';
 import { sendStreamName } from '@herald/bus';
-import { recordHost } from '@herald/domains';
-import { LoadFigures, sampleEmail } from './bench-load';
+import { load as loadFor, LoadFigures, sampleEmail } from './bench-load';
 import { option } from './bench-options';
 import { benchMain, heraldCli, ServerProcess, startHeraldApi } from './bench-processes';
-import { failures, n, right, saveResults } from './bench-report';
-import { BenchWorld } from './bench-world';
-import { backgroundLoad, meterCpu } from './cpu-meter';
+import { saveResults } from './bench-report';
+import { BenchWorld, withPg } from './bench-world';
+import { backgroundLoad } from './cpu-meter';
 import type { RegionsCommand, RegionsReply } from './regions-infra';
+import { printRegionsReport, type Durability, type Phase } from './regions-report';
 
 const A = 'us-east-1';
 const B = 'eu-west-1';
@@ -126,13 +124,6 @@ let regions: Regions | null = null;
 // ---------------------------------------------------------------------------------------------
 // Load
 
-interface Phase {
-  name: string;
-  /** The delay each way between the regions while it ran (ms). */
-  delayMs: number;
-  figures: LoadFigures;
-}
-
 interface PhaseSpec {
   name: string;
   path: '/emails' | '/emails/batch';
@@ -147,50 +138,26 @@ interface PhaseSpec {
 /** Every id a 2xx response returned, by its domain's region (warm-ups included). */
 const accepted: Record<string, string[]> = { [A]: [], [B]: [] };
 
-/** autocannon for `seconds`, as bench-load.ts's `load` with a fresh Idempotency-Key per request when keyed. */
-async function load(api: ServerProcess, token: string, spec: PhaseSpec, seconds: number): Promise<LoadFigures> {
+/** bench-load's `load` for `seconds`, collecting the accepted ids by region, with a fresh Idempotency-Key per request when keyed. */
+function load(api: ServerProcess, token: string, spec: PhaseSpec, seconds: number): Promise<LoadFigures> {
   const batch = spec.path === '/emails/batch';
-  const connections = spec.connections ?? (batch ? options.batchConnections : options.connections);
-  const emailsPerRequest = batch ? BATCH_SIZE : 1;
   const ids = accepted[spec.region];
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const cpu = meterCpu(api.pid);
-  const result = await autocannon({
-    url: api.url,
-    connections,
-    duration: seconds,
-    timeout: 30,
-    requests: [
-      {
-        method: 'POST',
-        path: spec.path,
-        headers,
-        body: JSON.stringify(batch ? Array.from({ length: BATCH_SIZE }, (_, i) => sampleEmail(spec.domain, i)) : sampleEmail(spec.domain, 1)),
-        onResponse: (status, body) => {
-          if (status < 200 || status >= 300) return;
-          if (batch) for (const { id } of (JSON.parse(body) as { data: { id: string }[] }).data) ids.push(id);
-          else ids.push((JSON.parse(body) as { id: string }).id);
-        },
-        ...(spec.keyed && { setupRequest: (request) => ({ ...request, headers: { ...headers, 'idempotency-key': randomUUID() } }) }),
-      },
-    ],
-  });
-  const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
-  const non2xx: Record<string, number> = {};
-  for (const [status, { count }] of Object.entries(result.statusCodeStats)) if (!status.startsWith('2')) non2xx[status] = count;
-  return {
+  return loadFor({
     name: spec.name,
-    connections,
-    seconds: elapsed,
-    requestsPerSecond: result['2xx'] / elapsed,
-    emailsPerSecond: (result['2xx'] * emailsPerRequest) / elapsed,
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
-    responses2xx: result['2xx'],
-    non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    cpu: cpu(),
-  };
+    url: api.url,
+    serverPid: api.pid,
+    path: spec.path,
+    headers: { authorization: `Bearer ${token}` },
+    body: JSON.stringify(batch ? Array.from({ length: BATCH_SIZE }, (_, i) => sampleEmail(spec.domain, i)) : sampleEmail(spec.domain, 1)),
+    connections: spec.connections ?? (batch ? options.batchConnections : options.connections),
+    seconds,
+    emailsPerRequest: batch ? BATCH_SIZE : 1,
+    onAccepted: (body) => {
+      if (batch) for (const { id } of (JSON.parse(body) as { data: { id: string }[] }).data) ids.push(id);
+      else ids.push((JSON.parse(body) as { id: string }).id);
+    },
+    ...(spec.keyed && { perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }) }),
+  });
 }
 
 /** A warm-up (not reported, but its emails are checked too), then the measured run. */
@@ -214,43 +181,7 @@ async function mixedPhase(api: ServerProcess, token: string, specs: [PhaseSpec, 
 // ---------------------------------------------------------------------------------------------
 // Setup and checks
 
-async function withPg<T>(url: string, run: (pg: Client) => Promise<T>): Promise<T> {
-  const pg = new Client({ connectionString: url });
-  await pg.connect();
-  try {
-    return await run(pg);
-  } finally {
-    await pg.end();
-  }
-}
-
 const planeUrl = (region: string) => (region === A ? world.config.DATABASE_URL : directUrlB);
-const emailsTable = `"${world.config.DATABASE_SCHEMA}".emails`;
-
-async function countRows(region: string): Promise<number> {
-  return withPg(planeUrl(region), async (pg) => Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM ${emailsTable}`)).rows[0].n));
-}
-
-async function countCommitted(region: string, ids: string[]): Promise<number> {
-  return withPg(planeUrl(region), async (pg) => {
-    let found = 0;
-    for (let i = 0; i < ids.length; i += 50_000) {
-      const sql = `SELECT count(*) AS n FROM ${emailsTable} WHERE id = ANY($1::uuid[])`;
-      found += Number((await pg.query<{ n: string }>(sql, [ids.slice(i, i + 50_000)])).rows[0].n);
-    }
-    return found;
-  });
-}
-
-/** Until a region's emails table stops growing (requests cut off when a load run stopped). */
-async function settle(region: string): Promise<number> {
-  for (let last = -1; ;) {
-    const now = await countRows(region);
-    if (now === last) return now;
-    last = now;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 /**
  * Messages on a region's send stream (the email id is the Nats-Msg-Id: one per email at most):
@@ -286,33 +217,16 @@ async function published(region: string, rows: number): Promise<number> {
   }
 }
 
-interface PresentedRecord {
-  record: string;
-  name: string;
-  type: string;
-  value: string;
-  priority?: number;
-}
-
-/** POST /domains in `region`, its records published on the bench's DNS server, `herald domain verify`. */
-async function addVerifiedDomain(api: ServerProcess, token: string, name: string, region: string): Promise<void> {
-  const response = await fetch(`${api.url}/domains`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, region }),
-  });
-  const created = (await response.json()) as { region?: string; records?: PresentedRecord[] };
-  if (!response.ok || !created.records) throw new Error(`POST /domains answered ${response.status}: ${JSON.stringify(created)}`);
-  if (created.region !== region) throw new Error(`${name} was made in ${created.region}, not ${region}`);
-  for (const r of created.records) {
-    const host = recordHost(r, name);
-    if (r.type === 'MX') world.publish(host, 'MX', [{ exchange: r.value, priority: r.priority ?? 10 }]);
-    else if (r.type === 'TXT') world.publish(host, 'TXT', [r.value]);
-    else if (r.type === 'CNAME') world.publish(host, 'CNAME', [r.value]);
-    else throw new Error(`the bench cannot publish a ${r.type} record yet (${r.record})`);
-  }
-  const report = await heraldCli<{ status: string }>(world.env, 'domain', 'verify', name);
-  if (report.status !== 'verified') throw new Error(`${name} is ${report.status}: ${JSON.stringify(report)}`);
+/** What became of a region's accepted emails: in its database, and on its stream. */
+async function durabilityOf(region: string, rows: number, messages: number): Promise<Durability> {
+  return {
+    accepted: accepted[region].length,
+    distinct: new Set(accepted[region]).size,
+    committed: await world.countCommitted(accepted[region], planeUrl(region)),
+    rows,
+    stream: sendStreamName(world.config.NATS_NAMESPACE, region),
+    messages,
+  };
 }
 
 /** The API's stop, bounded: B's database link is reset first (a silent link would hold its pool's goodbyes). */
@@ -349,19 +263,6 @@ async function describeMachine(): Promise<Record<string, unknown>> {
   } finally {
     await nc.close();
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Report
-
-function row(p: Phase): string {
-  const f = p.figures;
-  const cpuPerEmail = f.cpu && f.emailsPerSecond ? right(n((f.cpu.server * 1e6) / (f.emailsPerSecond * f.seconds)), 8) : right('-', 8);
-  return (
-    `  ${`${p.name} (${f.connections} conn)`.padEnd(54)}${right(`${p.delayMs}`, 6)}${right(n(f.requestsPerSecond), 8)}` +
-    `${right(n(f.emailsPerSecond), 9)}${right(n(f.latencyMs.p50), 7)}${right(n(f.latencyMs.p90), 7)}${right(n(f.latencyMs.p99), 7)}` +
-    `${right(n(f.latencyMs.max), 7)}${cpuPerEmail}  ${failures(f)}`
-  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,8 +304,8 @@ async function run(servers: ServerProcess[]): Promise<void> {
   const { token } = await heraldCli<{ token: string }>(world.env, 'key', 'create', '--team', team.id, '--name', 'Bench key');
   const api = boundedStop(await startHeraldApi(world.env, 1));
   servers.push(api);
-  await addVerifiedDomain(api, token, domainA, A);
-  await addVerifiedDomain(api, token, domainB, B);
+  await world.verifyDomain(api.url, token, domainA, A);
+  await world.verifyDomain(api.url, token, domainB, B);
 
   const single = (name: string, region: typeof A | typeof B, keyed = false): PhaseSpec => ({
     name,
@@ -436,102 +337,22 @@ async function run(servers: ServerProcess[]): Promise<void> {
     delay,
   );
   // B's emails are counted on its stream while B is up.
-  const rowsB = await settle(B);
+  const rowsB = await world.settle(planeUrl(B));
   const messagesB = await published(B, rowsB);
   phases.push(await phase(api, token, batch(`5a. POST /emails/batch ×${BATCH_SIZE}, A, B up`), delay));
   await regions.command('b-down');
   phases.push(await phase(api, token, batch(`5b. POST /emails/batch ×${BATCH_SIZE}, A, B down`), delay));
   phases.push(...mixed);
 
-  const rowsA = await settle(A);
+  const rowsA = await world.settle(planeUrl(A));
   await api.stop();
   const messagesA = await published(A, rowsA);
   const durability = {
-    [A]: {
-      accepted: accepted[A].length,
-      distinct: new Set(accepted[A]).size,
-      committed: await countCommitted(A, accepted[A]),
-      rows: rowsA,
-      stream: sendStreamName(world.config.NATS_NAMESPACE, A),
-      messages: messagesA,
-    },
-    [B]: {
-      accepted: accepted[B].length,
-      distinct: new Set(accepted[B]).size,
-      committed: await countCommitted(B, accepted[B]),
-      rows: rowsB,
-      stream: sendStreamName(world.config.NATS_NAMESPACE, B),
-      messages: messagesB,
-    },
-  };
-  const failed = phases.reduce(
-    (sum, p) => sum + Object.values(p.figures.non2xx).reduce((a, b) => a + b, 0) + p.figures.errors + p.figures.timeouts,
-    0,
-  );
-
-  const [baseline, delayed, keyed, remote, batchUp, batchDown, mixedA] = phases.map((p) => p.figures);
-  const within = (f: LoadFigures, base: LoadFigures, k: 'p50' | 'p99') => f.latencyMs[k] <= base.latencyMs[k] * 1.1;
-  const targets = {
-    delayedWithin10Percent: within(delayed, baseline, 'p50') && within(delayed, baseline, 'p99'),
-    batchWithBDownNotLower: batchDown.emailsPerSecond >= batchUp.emailsPerSecond,
+    [A]: await durabilityOf(A, rowsA, messagesA),
+    [B]: await durabilityOf(B, rowsB, messagesB),
   };
   const date = new Date().toISOString();
-
-  const lines: string[] = [''];
-  const out = (line = '') => lines.push(line);
-  out(`Herald regions bench (issue 15), ${date}`);
-  out(`  machine: ${machine.cpus} × ${machine.cpu}, Node ${machine.node}; the load generator, the API, Postgres, Redis and NATS all share it`);
-  out(`  Postgres ${machine.postgres} (synchronous_commit=${machine.synchronousCommit}), NATS ${machine.nats} (supercluster, 1 node per region, R1)`);
-  if (background !== null) {
-    out(
-      `  machine busy before the bench: ${n(background * 100)}%${background > 0.15 ? '  WARNING: other work is running; figures are low and noisy' : ''}`,
-    );
-  }
-  out(`  API: node bin/herald.js api (1 process) in A = ${A}; B = ${B}, ${delay} ms away each way (NATS gateways, B's database link)`);
-  out(`  A's email plane, the control plane and Redis: direct; B's email plane: database ${databaseB} through a delay proxy`);
-  out();
-  out(
-    `  ${''.padEnd(54)}${right('delay', 6)}${right('req/s', 8)}${right('emails/s', 9)}${right('p50', 7)}${right('p90', 7)}${right('p99', 7)}${right('max', 7)}${right('API µs/', 8)}`,
-  );
-  out(
-    `  ${''.padEnd(54)}${right('ms', 6)}${''.padEnd(17)}${right('ms', 7)}${right('ms', 7)}${right('ms', 7)}${right('ms', 7)}${right('email', 8)}  non-2xx / errors`,
-  );
-  for (const p of phases) out(row(p));
-  out();
-  const ms = (v: number) => `${n(v)} ms`;
-  const signed = (v: number) => `${v < 0 ? '−' : '+'}${ms(Math.abs(v))}`;
-  const ratio = (a: number, b: number) => (b > 0 ? `×${n(a / b, 2)}` : '-');
-  out(
-    `  target 2 within 10% of 1 (no cross-region round trip): p50 ${ms(delayed.latencyMs.p50)} vs ${ms(baseline.latencyMs.p50)} (${ratio(delayed.latencyMs.p50, baseline.latencyMs.p50)}), ` +
-      `p99 ${ms(delayed.latencyMs.p99)} vs ${ms(baseline.latencyMs.p99)} (${ratio(delayed.latencyMs.p99, baseline.latencyMs.p99)})  ${targets.delayedWithin10Percent ? 'MET' : 'MISSED'}`,
-  );
-  out(
-    `  3, an Idempotency-Key (printed; one round trip = ${2 * delay} ms): p50 ${signed(keyed.latencyMs.p50 - delayed.latencyMs.p50)}, ` +
-      `p99 ${signed(keyed.latencyMs.p99 - delayed.latencyMs.p99)} over 2`,
-  );
-  out(`  4, a B domain (printed; expected ≥ ${2 * delay} ms): p50 ${ms(remote.latencyMs.p50)}, p99 ${ms(remote.latencyMs.p99)}`);
-  out(
-    `  target 5b ≥ 5a (batch at A unaffected by B down): ${n(batchDown.emailsPerSecond)} vs ${n(batchUp.emailsPerSecond)} emails/s ` +
-      `(${ratio(batchDown.emailsPerSecond, batchUp.emailsPerSecond)})  ${targets.batchWithBDownNotLower ? 'MET' : 'MISSED'}`,
-  );
-  out(
-    `  6, an A domain while a B domain sends (printed; 2 had it alone): p50 ${ms(mixedA.latencyMs.p50)}, p99 ${ms(mixedA.latencyMs.p99)} ` +
-      `(${ratio(mixedA.latencyMs.p50, delayed.latencyMs.p50)}, ${ratio(mixedA.latencyMs.p99, delayed.latencyMs.p99)} of 2)`,
-  );
-  out();
-  out('  durability, over every phase including warm-ups:');
-  let ok = failed === 0;
-  for (const [region, d] of Object.entries(durability)) {
-    const good = d.committed === d.accepted && d.distinct === d.accepted && d.messages >= d.committed;
-    ok &&= good;
-    out(
-      `    ${region}: ${n(d.accepted)} answered 2xx, ${n(d.committed)} of them in its database (${n(d.rows)} rows), ` +
-        `${n(d.messages)} messages on ${d.stream}  ${good ? 'OK' : 'NOT OK'}`,
-    );
-  }
-  out(`    non-2xx responses, socket errors and timeouts: ${n(failed)}`);
-  out();
-  process.stdout.write(`${lines.join('\n')}\n`);
+  const { targets, ok } = printRegionsReport({ date, regions: { a: A, b: B }, machine, background, delayMs: delay, databaseB, phases, durability });
   if (!ok) process.exitCode = 1;
   if (options.save) {
     const file = saveResults('regions-bench', date, {
