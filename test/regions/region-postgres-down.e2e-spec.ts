@@ -1,9 +1,12 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
 import { runMigrations } from '@herald/database';
+import { DomainsRepository } from '@herald/domains';
 import { freeSharedPort, MxSink, PrivatePostgres, startPrivatePostgres, TestDnsServer } from '@herald/testing';
 import { startWorker } from '../../apps/worker/src/worker.app';
-import { call, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { call, markVerified, startTestApi, TestApi, TestTeam } from '../support/api-harness';
+import { DashboardClient } from '../support/dashboard-client';
+import { verifiedUser } from '../support/dashboard-browser';
 import { waitFor } from '../support/herald-all';
 
 const SINK_HOST = '127.0.0.45';
@@ -23,6 +26,8 @@ describe("a region down: its email plane's Postgres lost", () => {
   let usDb: Client;
   let us: TestTeam;
   let eu: TestTeam;
+  /** A dashboard user's team with a domain in each region, and its REST key. */
+  let both: { client: DashboardClient; teamId: string; token: string };
 
   beforeAll(async () => {
     euPostgres = await startPrivatePostgres();
@@ -45,6 +50,20 @@ describe("a region down: its email plane's Postgres lost", () => {
     await usDb.query(`SET search_path TO "${api.config.DATABASE_SCHEMA}"`);
     us = await api.team({ region: 'us-east-1' });
     eu = await api.team({ region: 'us-east-1', domainRegion: 'eu-west-1' });
+    await verifiedUser(api, 'owner@people.test', 'owner password 1');
+    const client = await new DashboardClient(api.url).start();
+    expect((await client.auth('/sign-in/email', { email: 'owner@people.test', password: 'owner password 1' })).status).toBe(200);
+    const teamId: string = (await client.get('/dashboard/api/me')).body.teams[0].id;
+    for (const [name, region] of [
+      ['both-us.test', 'us-east-1'],
+      ['both-eu.test', 'eu-west-1'],
+    ]) {
+      const domain = await client.post(`/dashboard/api/teams/${teamId}/domains`, { name, region });
+      expect(domain.status).toBe(201);
+      await markVerified(api.app.get(DomainsRepository), domain.body.id);
+    }
+    const key = await client.post(`/dashboard/api/teams/${teamId}/api-keys`, { name: 'both', permission: 'full_access' });
+    both = { client, teamId, token: key.body.token };
   }, 90_000);
 
   afterAll(async () => {
@@ -76,6 +95,15 @@ describe("a region down: its email plane's Postgres lost", () => {
     );
     await euDb.end();
 
+    const bothSent: string[] = [];
+    for (const from of ['shop@both-us.test', 'shop@both-eu.test']) {
+      const r = await call(api.url, both.token, 'POST', '/emails', { from, to: 'ana@inbox.test', subject: `both #${++n}#`, text: 'hi' });
+      expect(r.status).toBe(200);
+      bothSent.push(r.body.id);
+    }
+    const feed = () => both.client.get(`/dashboard/api/teams/${both.teamId}/emails`);
+    expect((await feed()).body).toMatchObject({ unavailable_regions: [], data: [{ id: bothSent[1] }, { id: bothSent[0] }] });
+
     await euPostgres.kill();
     const during: Awaited<ReturnType<typeof send>>[] = [];
     for (let i = 0; i < 10; i++) during.push(await send(us));
@@ -88,6 +116,20 @@ describe("a region down: its email plane's Postgres lost", () => {
         retryAfter: '1',
       });
     }
+    // The second refusal came at once: the first failed connection marked eu-west-1's database down until a probe reaches it.
+    expect(refused[1].body.message).toMatch(/^The database of region eu-west-1 cannot be reached right now/);
+    // The dashboard's feed shows what it can and names the region it cannot; GET /emails, which an
+    // API client pages through, refuses rather than skip eu-west-1's emails without a word.
+    expect((await feed()).body).toMatchObject({ unavailable_regions: ['eu-west-1'], data: [{ id: bothSent[0] }] });
+    expect((await feed()).body.data).toHaveLength(1);
+    const listed = await call(api.url, both.token, 'GET', '/emails');
+    expect({ status: listed.status, name: listed.body.name, retryAfter: listed.headers.get('retry-after') }).toEqual({
+      status: 503,
+      name: 'service_unavailable',
+      retryAfter: '1',
+    });
+    expect((await call(api.url, both.token, 'GET', `/emails/${bothSent[0]}`)).status).toBe(200);
+    expect((await call(api.url, both.token, 'GET', `/emails/${bothSent[1]}`)).status).toBe(503);
     await waitFor(
       async () =>
         (
@@ -115,6 +157,10 @@ describe("a region down: its email plane's Postgres lost", () => {
       again = await send(eu);
     }
     expect(again.status).toBe(200);
+    expect((await feed()).body).toMatchObject({
+      unavailable_regions: [],
+      data: expect.arrayContaining([expect.objectContaining({ id: bothSent[1] })]),
+    });
     await waitFor(async () => received(again.subject) === 1, 'a send after the outage to be delivered');
     await new Promise((r) => setTimeout(r, 1_000));
     for (const s of [...accepted, ...during, again])

@@ -1,6 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EmailPlanes, KEYSET_MICROSECONDS, keysetCursor, mergeKeysetPages, pastKeysetCursor, type Keyed, type PageRequest } from '@herald/database';
+import {
+  EmailPlanes,
+  KEYSET_MICROSECONDS,
+  isPostgresUnreachable,
+  keysetCursor,
+  mergeKeysetPages,
+  pastKeysetCursor,
+  type Keyed,
+  type PageRequest,
+} from '@herald/database';
 
 /** The sending domain of `from_address` (`Name <a@b>` or `a@b`); the same expression as the emails_team_from_domain_idx index. */
 const FROM_DOMAIN_SQL = `lower(substring(from_address from '@([^@<>[:space:]]+)>?[[:space:]]*$'))`;
@@ -70,20 +79,46 @@ export class EmailFeedRepository {
     private readonly control: DataSource,
   ) {}
 
-  async list(teamId: string, filter: EmailFeedFilter, page: PageRequest): Promise<{ items: EmailFeedItem[]; hasMore: boolean }> {
-    const dbs = await Promise.all(this.planes.all().map((p) => p.db));
+  /**
+   * A page of the feed. With several databases, one that cannot be reached is left out rather
+   * than failing the page: its regions are named in `unavailableRegions`, for the dashboard to
+   * say whose emails are missing (GET /emails answers 503 instead: an API client paging through
+   * would skip them without knowing). The database holding the cursor's email must answer.
+   */
+  async list(
+    teamId: string,
+    filter: EmailFeedFilter,
+    page: PageRequest,
+  ): Promise<{ items: EmailFeedItem[]; hasMore: boolean; unavailableRegions: string[] }> {
+    const planes = this.planes.all();
+    const merged = planes.length > 1;
     const cursor = page.after ?? page.before;
     // Several databases: the cursor's created_at is read where its email is, and given to each (mergedKeysetPage).
-    const at = cursor && dbs.length > 1 ? await keysetCursor(await this.planes.ofId(cursor), 'emails', teamId, cursor) : null;
-    if (cursor && dbs.length > 1 && at === null) return { items: [], hasMore: false };
-    const pages = await Promise.all(dbs.map((db) => this.page(db, teamId, filter, page, dbs.length > 1 ? { at } : null)));
+    const at = cursor && merged ? await keysetCursor(await this.planes.ofId(cursor), 'emails', teamId, cursor) : null;
+    if (cursor && merged && at === null) return { items: [], hasMore: false, unavailableRegions: [] };
+    const unavailableRegions: string[] = [];
+    const failures: unknown[] = [];
+    const pages = await Promise.all(
+      planes.map(async ({ regions, db }) => {
+        try {
+          return await this.page(await db, teamId, filter, page, merged ? { at } : null);
+        } catch (error) {
+          if (!merged || !isPostgresUnreachable(error)) throw error;
+          unavailableRegions.push(...regions);
+          failures.push(error);
+          return [];
+        }
+      }),
+    );
+    // No database answered: nothing to show but the error.
+    if (failures.length === planes.length) throw failures[0];
     const { rows, hasMore } = mergeKeysetPages(pages, page);
     const domainIds = await this.domainIds(
       teamId,
       rows.map((r) => r.fromDomain),
     );
     const items = rows.map(({ fromDomain, ...item }) => ({ ...item, domainId: (fromDomain && domainIds.get(fromDomain)) ?? null }));
-    return { items, hasMore };
+    return { items, hasMore, unavailableRegions };
   }
 
   /**

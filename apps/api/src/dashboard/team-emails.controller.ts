@@ -24,10 +24,12 @@ export class TeamEmailsController {
   async list(@Param('teamId') teamId: string, @Query() query: unknown) {
     const { page, filter, domainId } = parseFeedQuery(query);
     const fromDomain = domainId ? (await this.domains.get(teamId, domainId)).name.toLowerCase() : undefined;
-    const { items, hasMore } = await this.feed.list(teamId, { ...filter, fromDomain }, page);
+    const { items, hasMore, unavailableRegions } = await this.feed.list(teamId, { ...filter, fromDomain }, page);
     return {
       object: 'list',
       has_more: hasMore,
+      // The regions whose emails this page could not include: their database does not answer.
+      unavailable_regions: unavailableRegions,
       data: items.map((e) => ({
         id: e.id,
         from: e.from,

@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Select, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Select, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { keepPreviousData } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
@@ -44,7 +44,10 @@ export function EmailsPage() {
     after,
   };
   // The first page is polled every second, so a new email appears within 2 s without a reload.
-  const emails = useTeamQuery<List<EmailSummary>>('/emails', query, { refetchInterval: after ? false : 1000, placeholderData: keepPreviousData });
+  const emails = useTeamQuery<List<EmailSummary> & { unavailable_regions?: string[] }>('/emails', query, {
+    refetchInterval: after ? false : 1000,
+    placeholderData: keepPreviousData,
+  });
   const domains = useTeamQuery<List<Domain>>('/domains');
   const keys = useTeamQuery<List<ApiKey>>('/api-keys');
   const set = (field: keyof typeof filters) => (value: string | null) => {
@@ -120,6 +123,17 @@ export function EmailsPage() {
         </Group>
       </Group>
       <ErrorAlert error={emails.error} title="The emails could not load" />
+      {!!emails.data?.unavailable_regions?.length && (
+        <Alert
+          color="yellow"
+          variant="light"
+          role="status"
+          title={`Emails from your ${emails.data.unavailable_regions.join(', ')} domains are not shown`}
+        >
+          The database of {emails.data.unavailable_regions.join(', ')} is not answering right now. Those emails are safe and appear here again as soon
+          as it answers; the rest of the list is complete.
+        </Alert>
+      )}
       {emails.data && rows.length === 0 && (
         <EmptyState title={filtered ? 'No emails match' : 'No emails yet'}>
           {filtered
