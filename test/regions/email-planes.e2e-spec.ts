@@ -174,6 +174,20 @@ describe("each region's email plane in its own database, the regions 50 ms apart
     expect(await Promise.all(usIds.map((id) => lastEvent(usDb, id)))).toEqual(['queued', 'queued']);
   });
 
+  it("records a hard bounce in eu-west-1's database and its suppression in the control plane's, and suppresses the next send", async () => {
+    sink.recipientRule('gone@inbox.test', { reject: '550 5.1.1 no such user' });
+    const to = (subject: string) =>
+      call(us.url, team.token, 'POST', '/emails', { from: `e@${euDomain}`, to: 'gone@inbox.test', subject, text: 'hi' });
+    const bounced = (await to('bounces')).body.id;
+    await waitFor(async () => (await lastEvent(euDb, bounced)) === 'bounced', 'the hard bounce recorded');
+    const suppressed = `SELECT origin, source_id FROM suppressions WHERE team_id = $1 AND email = 'gone@inbox.test'`;
+    expect((await usDb.query(suppressed, [team.teamId])).rows).toEqual([{ origin: 'bounce', source_id: bounced }]);
+    expect((await euDb.query(suppressed, [team.teamId])).rows).toEqual([]);
+    const next = (await to('suppressed next')).body.id;
+    await waitFor(async () => (await lastEvent(euDb, next)) === 'suppressed', 'the next send suppressed');
+    expect(sink.messages.filter((m) => m.raw.toString().includes('Subject: suppressed next'))).toHaveLength(0);
+  });
+
   it('answers GET /emails/:id and GET /emails alike at either API, in one order across both regions', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await send(i % 2 ? eu : us, i % 3 ? team.from(`m${i}`) : `m${i}@${euDomain}`, `list ${i}`)).body.id);

@@ -216,9 +216,31 @@ export class ClaimsRepository {
    * Records outcomes. An outcome whose claim was taken over records nothing. Returns, per
    * outcome, the events that were new (an event recorded before keeps its id and is not
    * published again).
+   *
+   * `alongside` writes the control plane (a hard bounce's suppression). With one database for
+   * both planes it commits in the outcomes' transaction, given only the new events. With two
+   * (issue 15) no transaction spans them, so it commits first, in a control-plane transaction
+   * of its own, given every outcome's events: a bounce is still never on record without its
+   * suppression. A crash between the two leaves the address suppressed and the outcome
+   * unrecorded; the email's recipient is then claimed again and recorded as suppressed rather
+   * than bounced, and never sent to again. Its writes must be idempotent (a suppression is an
+   * upsert).
    */
   async record(outcomes: EmailOutcome[], alongside?: RecordedAlongside): Promise<EmailEventRecord[][]> {
     if (!outcomes.length) return [];
+    if (alongside && this.control !== this.db) {
+      await this.control.transaction((m) =>
+        alongside(
+          m,
+          outcomes.map((o) => o.events),
+        ),
+      );
+      return this.recordOutcomes(outcomes);
+    }
+    return this.recordOutcomes(outcomes, alongside);
+  }
+
+  private recordOutcomes(outcomes: EmailOutcome[], alongside?: RecordedAlongside): Promise<EmailEventRecord[][]> {
     return this.db.transaction(async (m) => {
       const updates = outcomes.flatMap((o) => o.updates.map((u) => ({ ...u, emailId: o.emailId, token: o.token })));
       const { rows: applied } = await RECORD_RECIPIENTS.run<{ email_id: string }>(m, [

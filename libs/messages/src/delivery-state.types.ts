@@ -69,8 +69,10 @@ export interface LateStatus {
 export type ReportedEmail = EmailFacts & { recipients: string[] };
 
 /**
- * A write to commit with recorded outcomes (the suppression a hard bounce causes), through its
- * own repository in `tx`; `recorded` is each outcome's events that were new. Throwing rolls the
- * outcomes back too.
+ * A control-plane write to commit with recorded outcomes (the suppression a hard bounce causes),
+ * through its own repository in `tx`; `recorded` is each outcome's events that were new. Throwing
+ * rolls the outcomes back too. When the email plane has a database of its own, `tx` is a
+ * control-plane transaction committed just before the outcomes', and `recorded` is every
+ * outcome's events (ClaimsRepository.record): the write must be idempotent.
  */
 export type RecordedAlongside = (tx: Transaction, recorded: EmailEventRecord[][]) => Promise<void>;
