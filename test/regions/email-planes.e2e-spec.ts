@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
 import { loadConfig } from '@herald/config';
+import { CONTROL_PLANE_TABLES } from '@herald/database';
 import { DomainsRepository } from '@herald/domains';
 import { freeSharedPort, MxSink, startSupercluster, Supercluster, TcpProxy, TestDnsServer, uniqueSuffix } from '@herald/testing';
 import { startWorker } from '../../apps/worker/src/worker.app';
@@ -233,5 +234,14 @@ describe("each region's email plane in its own database, the regions 50 ms apart
       );
       expect(stored[0] + stored[1]).toBe(1);
     }
+  });
+
+  // Last: after every send, bounce, suppression and keyed request above, the control plane's
+  // tables in eu-west-1's database (the migrations create them in every database) are still
+  // empty. A control-plane write made in an email-plane transaction would have landed there.
+  it("writes nothing of the control plane in eu-west-1's database", async () => {
+    const counts: Record<string, number> = {};
+    for (const table of CONTROL_PLANE_TABLES) counts[table] = (await euDb.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
+    expect(counts).toEqual(Object.fromEntries(CONTROL_PLANE_TABLES.map((t) => [t, 0])));
   });
 });
