@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bool, cidrList, int, list, planNumbers, regionIdCode, regionName, regionPairs, url } from './config-fields';
+import { bool, cidrList, int, list, oneUrl, planNumbers, regionIdCode, regionName, regionPairs, url } from './config-fields';
 import { dashboardFields } from './dashboard-config.fields';
 import { mailFields } from './mail-config.fields';
 
@@ -30,7 +30,7 @@ export const configSchema = z
      * events, dispatches, webhook messages); a region not named uses DATABASE_URL. `herald migrate`
      * migrates every database named here and the control database.
      */
-    REGION_DATABASE_URLS: regionPairs.pipe(z.record(z.string(), url(['postgres:', 'postgresql:']))).default({}),
+    REGION_DATABASE_URLS: regionPairs.pipe(z.record(z.string(), oneUrl(['postgres:', 'postgresql:']))).default({}),
     REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().max(64).default('herald:'),
     /** A Redis command not answered within this long counts Redis as unreachable (fail fast, no hang). */
