@@ -95,6 +95,25 @@ describe('loadConfig', () => {
       ]);
     });
 
+    it("with the control database apart, refuses a served region whose email plane would default to this region's own", () => {
+      // us-east-1's deployment of deploy/README.md's two regions, HERALD_REGIONS left at the four.
+      const usEast = {
+        HERALD_REGION: 'us-east-1',
+        DATABASE_URL: 'postgres://h@db.us-east-1/herald',
+        CONTROL_DATABASE_URL: 'postgres://h@db.global/herald',
+        REGION_DATABASE_URLS: 'eu-west-1=postgres://h@db.eu-west-1/herald',
+      };
+      expect(problems({ ...usEast, HERALD_REGIONS: 'us-east-1,eu-west-1,sa-east-1,ap-northeast-1' })).toEqual([
+        'REGION_DATABASE_URLS: names no database for sa-east-1, ap-northeast-1 (served: HERALD_REGIONS). With CONTROL_DATABASE_URL apart, DATABASE_URL is us-east-1\'s own email plane, not theirs: name each other served region\'s database (region=url), or serve fewer regions (got "eu-west-1=postgres://h@db.eu-west-1/herald")',
+      ]);
+      expect(problems({ ...usEast, REGION_DATABASE_URLS: '' })[0]).toMatch(/^REGION_DATABASE_URLS: names no database for eu-west-1 /);
+      // Each served region named: it boots.
+      expect(loadConfig({ ...regions, ...usEast }).REGION_DATABASE_URLS).toEqual({ 'eu-west-1': 'postgres://h@db.eu-west-1/herald' });
+      // The control plane in DATABASE_URL's database (one database, or the region that holds the control plane): a region not named uses it.
+      expect(problems({ ...usEast, CONTROL_DATABASE_URL: usEast.DATABASE_URL, REGION_DATABASE_URLS: '' })).toEqual([]);
+      expect(problems({ DATABASE_URL: usEast.DATABASE_URL, HERALD_REGIONS: 'us-east-1,eu-west-1,sa-east-1' })).toEqual([]);
+    });
+
     it('never echoes a password, nor a secret', () => {
       expect(problems({ REGION_DATABASE_URLS: 'ap-south-1=postgres://herald:s3cr%2Ft@db/herald,eu-west-1=postgres://u:p@eu/h' })).toEqual([
         'REGION_DATABASE_URLS: names a region that is not in HERALD_REGIONS (got "ap-south-1=postgres://herald:***@db/herald,eu-west-1=postgres://u:***@eu/h")',
