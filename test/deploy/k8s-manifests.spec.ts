@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
-import { configSchema, loadConfig } from '@herald/config';
+import { ConfigError, configSchema, loadConfig } from '@herald/config';
+import { heraldDatabases } from '@herald/database';
 import { isPinned, render } from './k8s-render';
 
 /**
@@ -55,6 +56,64 @@ const overlayDirs = (): string[] =>
   readdirSync(join(K8S, 'overlays'), { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => d.name);
+
+/** Each overlay as `kubectl kustomize` renders it, once per run. */
+const renders = new Map<string, Promise<K8sObject[]>>();
+const rendered = (region: string): Promise<K8sObject[]> => {
+  if (!renders.has(region)) renders.set(region, render(join(K8S, 'overlays', region)));
+  return renders.get(region)!;
+};
+
+/** What `herald-secrets` carries in every region whatever its databases (deploy/README.md). */
+const SECRETS = {
+  REDIS_URL: 'redis://redis:6379',
+  DKIM_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  AUTH_SECRET: 'k'.repeat(64),
+};
+const CONTROL_DATABASE = 'postgres://herald:pw@db.global.internal:5432/herald';
+const databaseOf = (region: string) => `postgres://herald:pw@db.${region}.internal:5432/herald`;
+/**
+ * `herald-secrets` of a region's namespace when each region's email plane is a database of its own
+ * (deploy/README.md, "Two regions, step by step", step 4): DATABASE_URL the region's own,
+ * CONTROL_DATABASE_URL the global one, REGION_DATABASE_URLS the other regions'.
+ */
+const regionalSecret = (region: string, regions: string[]): Record<string, string> => ({
+  ...SECRETS,
+  DATABASE_URL: databaseOf(region),
+  CONTROL_DATABASE_URL: CONTROL_DATABASE,
+  REGION_DATABASE_URLS: regions
+    .filter((r) => r !== region)
+    .map((r) => `${r}=${databaseOf(r)}`)
+    .join(','),
+});
+/** loadConfig's refusal of `env`, one line per problem (none when it boots). */
+const problems = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+};
+
+/**
+ * The environment of a rendered Job's or Deployment's container as the kubelet builds it from
+ * `envFrom` (a later source wins) then `env`: the rendered ConfigMaps' data and `secret` as
+ * `herald-secrets`.
+ */
+function containerEnv(objects: K8sObject[], c: Container & { env?: { name: string; value?: string }[] }, secret: Record<string, string>) {
+  const env: Record<string, string> = {};
+  for (const from of c.envFrom ?? []) {
+    if (from.configMapRef) Object.assign(env, objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === from.configMapRef!.name)!.data);
+    if (from.secretRef?.name === 'herald-secrets') Object.assign(env, secret);
+  }
+  for (const v of c.env ?? []) if (v.value !== undefined) env[v.name] = v.value;
+  return env;
+}
+
+/** What `herald migrate` migrates with this environment (apps/cli main.ts: migrateAll over heraldDatabases): each database and what it holds. */
+const migratedBy = (env: Record<string, string>) => heraldDatabases(loadConfig(env)).map((d) => ({ database: d.url, holds: d.holds }));
 
 const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
 const podSpecOf = (o: K8sObject) => o.spec.template.spec;
@@ -153,8 +212,26 @@ describe('k8s manifests', () => {
   });
 
   it.each(REGIONS)('%s: the rendered overlay keeps the same rules', async (region) => {
-    checkRegion(await render(join(K8S, 'overlays', region)));
+    checkRegion(await rendered(region));
   });
+
+  it.each(REGIONS)(
+    "%s: the migrate Job, with each region's email plane in a database of its own, migrates the control database, the region's own and the others'",
+    async (region) => {
+      const objects = await rendered(region);
+      const [job] = ofKind(objects, 'Job');
+      const [container] = containersOf(job);
+      expect(container.args).toEqual(['migrate']);
+      const env = containerEnv(objects, container, regionalSecret(region, REGIONS));
+      // The rendered ConfigMap, whose generated name carries a hash, holds the overlay's region.
+      expect(container.envFrom?.[0].configMapRef?.name).toMatch(/^herald-config-[a-z0-9]{10}$/);
+      expect(env.HERALD_REGION).toBe(region);
+      expect(migratedBy(env)).toEqual([
+        { database: CONTROL_DATABASE, holds: ['control'] },
+        ...REGIONS.map((r) => ({ database: databaseOf(r), holds: [r] })),
+      ]);
+    },
+  );
 
   it("has one overlay per region, each setting its own region and namespace, and its NATS cluster's region", () => {
     const dirs = overlayDirs();
@@ -180,17 +257,77 @@ describe('k8s manifests', () => {
       expect({ ...base, ...settings }.NATS_URL).toBe('nats://nats:4222');
       seen.add(settings.HERALD_REGION);
       // The merged ConfigMap, plus the Secret's keys (herald-secrets), is a configuration Herald boots with.
-      const config = loadConfig({
-        ...base,
-        ...settings,
-        DATABASE_URL: 'postgres://h@db/herald',
-        REDIS_URL: 'redis://redis:6379',
-        DKIM_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-        AUTH_SECRET: 'k'.repeat(64),
-      });
+      // One database for every region and the control plane.
+      const config = loadConfig({ ...base, ...settings, ...SECRETS, DATABASE_URL: 'postgres://h@db/herald' });
       expect(config.HERALD_REGION).toBe(dir);
+      // Each region's email plane in a database of its own: the region's Secret names its own, the
+      // control database and every other served region's.
+      const regional = loadConfig({ ...base, ...settings, ...regionalSecret(dir, base.HERALD_REGIONS.split(',')) });
+      expect({ dir, region: regional.HERALD_REGION, control: regional.CONTROL_DATABASE_URL, own: regional.DATABASE_URL }).toEqual({
+        dir,
+        region: dir,
+        control: CONTROL_DATABASE,
+        own: databaseOf(dir),
+      });
     }
     expect(seen.size).toBe(REGIONS.length);
+  });
+
+  it("boots deploy/README.md's two regions, each region's email plane in its own database, and both agree on which holds what", () => {
+    const base = literals(readKustomization(join(K8S, 'base')));
+    const two = ['us-east-1', 'eu-west-1'];
+    const views = two.map((region) => {
+      const settings = literals(readKustomization(join(K8S, 'overlays', region)));
+      const other = two.find((r) => r !== region)!;
+      // Step 1: HERALD_REGIONS=us-east-1,eu-west-1. Step 4: each region's herald-secrets.
+      const env = { ...base, HERALD_REGIONS: two.join(','), ...settings, ...regionalSecret(region, two) };
+      expect({ region, problems: problems(env) }).toEqual({ region, problems: [] });
+      expect(loadConfig(env).REGION_DATABASE_URLS).toEqual({ [other]: databaseOf(other) });
+      return migratedBy(env);
+    });
+    const expected = [
+      { database: CONTROL_DATABASE, holds: ['control'] },
+      { database: databaseOf('us-east-1'), holds: ['us-east-1'] },
+      { database: databaseOf('eu-west-1'), holds: ['eu-west-1'] },
+    ];
+    expect(views).toEqual([expected, expected]);
+
+    // Step 1 forgotten (the base's four regions) with those two-region Secrets: sa-east-1's and
+    // ap-northeast-1's emails would be stored in the accepting region's own database. Refused.
+    const settings = literals(readKustomization(join(K8S, 'overlays', 'us-east-1')));
+    const refused = problems({ ...base, ...settings, ...regionalSecret('us-east-1', two) });
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatch(
+      /^REGION_DATABASE_URLS: names no database for sa-east-1, ap-northeast-1 \(served: HERALD_REGIONS\)\. With CONTROL_DATABASE_URL apart, DATABASE_URL is us-east-1's own email plane/,
+    );
+    expect(refused[0]).not.toContain(':pw@');
+  });
+
+  it('refuses a malformed REGION_DATABASE_URLS in herald-secrets, saying what is wrong, never its passwords', () => {
+    const base = literals(readKustomization(join(K8S, 'base')));
+    const settings = literals(readKustomization(join(K8S, 'overlays', 'us-east-1')));
+    const secret = regionalSecret('us-east-1', REGIONS);
+    const boot = (REGION_DATABASE_URLS: string) => problems({ ...base, ...settings, ...secret, REGION_DATABASE_URLS });
+    const others = secret.REGION_DATABASE_URLS;
+    expect(boot(`${others},ap-south-1=${databaseOf('ap-south-1')}`)).toEqual([
+      `REGION_DATABASE_URLS: names a region that is not in HERALD_REGIONS (got "${others.replaceAll(':pw@', ':***@')},ap-south-1=${databaseOf('ap-south-1').replace(':pw@', ':***@')}")`,
+    ]);
+    expect(boot(others.replace(databaseOf('eu-west-1'), 'db.eu-west-1.internal:5432/herald'))).toEqual([
+      'REGION_DATABASE_URLS.eu-west-1: must be a URL with protocol postgres: or postgresql:',
+    ]);
+    // Separated by semicolons: one URL, eu-west-1's, and no database for the two regions after it.
+    expect(boot(others.replaceAll(',', ';'))).toEqual([
+      'REGION_DATABASE_URLS.eu-west-1: holds more than one URL: separate region=url pairs with commas',
+      expect.stringMatching(/^REGION_DATABASE_URLS: names no database for sa-east-1, ap-northeast-1 /),
+    ]);
+    expect(boot(`${others},eu-west-1=${databaseOf('us-east-1')}`)).toEqual([
+      expect.stringMatching(/^REGION_DATABASE_URLS: names eu-west-1 twice \(got ".*:\*\*\*@.*"\)$/),
+    ]);
+    expect(boot(databaseOf('eu-west-1'))[0]).toMatch(
+      /^REGION_DATABASE_URLS: "postgres:\/\/herald:\*\*\*@db\.eu-west-1\.internal:5432\/herald" is not region=value/,
+    );
+    // No message shows a password.
+    expect(boot(databaseOf('eu-west-1')).join('\n')).not.toContain(':pw@');
   });
 
   it('sets only variables that Herald reads', () => {

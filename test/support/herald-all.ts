@@ -13,6 +13,8 @@ export interface Boot {
   dashboard_user: { email: string; password: string };
   regions: string[];
   roles: Record<string, string>;
+  /** Each database it migrated as it booted (its URL without the password), what it holds, what was applied. */
+  migrations: { database: string; holds: string[]; applied: string[] }[];
 }
 
 export interface Running {
@@ -45,7 +47,10 @@ export async function startHeraldAll(flags: string[], env: NodeJS.ProcessEnv): P
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+    // Cleared, else the timer keeps jest from exiting for up to 15 s after the suite.
+    clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await exited;

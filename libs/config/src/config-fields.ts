@@ -89,7 +89,7 @@ export const planNumbers = z.string().transform((s, ctx) => {
   return out;
 });
 
-/** `region=value` pairs separated by commas; a value may contain spaces. */
+/** `region=value` pairs separated by commas; a value may contain spaces. A region named twice is refused (which one would win?). */
 export const regionPairs = z.string().transform((s, ctx) => {
   const out: Record<string, string> = {};
   for (const pair of s
@@ -103,10 +103,22 @@ export const regionPairs = z.string().transform((s, ctx) => {
       ctx.addIssue({ code: 'custom', message: `"${pair}" is not region=value` });
       return z.NEVER;
     }
+    if (Object.hasOwn(out, region)) {
+      ctx.addIssue({ code: 'custom', message: `names ${region} twice` });
+      return z.NEVER;
+    }
     out[region] = value;
   }
   return out;
 });
+
+/**
+ * A database URL as the value of a `region=url` pair: one URL. Pairs are separated by commas only,
+ * so `eu-west-1=postgres://a/x;us-east-1=postgres://b/y` would otherwise be one URL, eu-west-1's,
+ * whose database name is `x;us-east-1=postgres://b/y`.
+ */
+export const oneUrl = (protocols: string[]) =>
+  url(protocols).refine((v) => v.indexOf('://') === v.lastIndexOf('://'), 'holds more than one URL: separate region=url pairs with commas');
 
 /** `port:mode` pairs, e.g. `465:tls,587:starttls`: the SMTP relay's listeners (port 0 picks a free one). */
 export const smtpPorts = z.string().transform((s, ctx) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bool, cidrList, int, list, planNumbers, regionIdCode, regionName, regionPairs, url } from './config-fields';
+import { bool, cidrList, int, list, oneUrl, planNumbers, regionIdCode, regionName, regionPairs, url } from './config-fields';
 import { dashboardFields } from './dashboard-config.fields';
 import { mailFields } from './mail-config.fields';
 
@@ -27,10 +27,11 @@ export const configSchema = z
     CONTROL_DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
     /**
      * `region=url` pairs: the database holding each region's email plane (emails, recipients, MIME,
-     * events, dispatches, webhook messages); a region not named uses DATABASE_URL. `herald migrate`
+     * events, dispatches, webhook messages); a region not named uses DATABASE_URL, unless the
+     * control plane is apart (below: then every other served region must be named). `herald migrate`
      * migrates every database named here and the control database.
      */
-    REGION_DATABASE_URLS: regionPairs.pipe(z.record(z.string(), url(['postgres:', 'postgresql:']))).default({}),
+    REGION_DATABASE_URLS: regionPairs.pipe(z.record(z.string(), oneUrl(['postgres:', 'postgresql:']))).default({}),
     REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().max(64).default('herald:'),
     /** A Redis command not answered within this long counts Redis as unreachable (fail fast, no hang). */
@@ -154,6 +155,22 @@ export const configSchema = z
     path: ['REGION_DATABASE_URLS'],
     message: 'names a region that is not in HERALD_REGIONS',
   })
+  // With the control plane in a database apart, DATABASE_URL is this region's own email plane (a
+  // deployment per region, deploy/README.md). A served region it does not name would have the emails
+  // this region's API accepts for it stored here, where its own region's worker never reads them
+  // (it reads its own database), and each region's API would put them somewhere else.
+  .superRefine((c, ctx) => {
+    if (c.CONTROL_DATABASE_URL === undefined || sameUrl(c.CONTROL_DATABASE_URL, c.DATABASE_URL)) return;
+    const unnamed = c.HERALD_REGIONS.filter((r) => r !== c.HERALD_REGION && c.REGION_DATABASE_URLS[r] === undefined);
+    if (unnamed.length === 0) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REGION_DATABASE_URLS'],
+      message:
+        `names no database for ${unnamed.join(', ')} (served: HERALD_REGIONS). With CONTROL_DATABASE_URL apart, DATABASE_URL is ` +
+        `${c.HERALD_REGION}'s own email plane, not theirs: name each other served region's database (region=url), or serve fewer regions`,
+    });
+  })
   .refine((c) => Object.keys(c.NATS_REGION_URLS).every((r) => c.HERALD_REGIONS.includes(r)), {
     path: ['NATS_REGION_URLS'],
     message: 'names a region that is not in HERALD_REGIONS',
@@ -192,3 +209,8 @@ export const configSchema = z
   });
 
 export type HeraldConfig = z.infer<typeof configSchema>;
+
+/** Two database URLs naming one database (as EmailPlanes and heraldDatabases compare them). */
+function sameUrl(a: string, b: string): boolean {
+  return new URL(a).href === new URL(b).href;
+}

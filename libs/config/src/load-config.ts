@@ -22,10 +22,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     throw new ConfigError(
       parsed.error.issues.map((i) => {
         const name = i.path.join('.') || 'environment';
-        const got = raw[name] !== undefined ? ` (got "${raw[name]}")` : '';
-        return `${name}: ${i.message}${got}`;
+        const got = raw[name] !== undefined && !SECRET.test(name) ? ` (got "${raw[name]}")` : '';
+        // The message too may quote the value (`"region=url" is not region=value`).
+        return withoutPasswords(`${name}: ${i.message}${got}`);
       }),
     );
   }
   return parsed.data;
+}
+
+/** The variables whose value is a secret: a wrong one is named, never echoed (boot errors end up in logs). */
+const SECRET = /SECRET|_KEYS?$/;
+
+/** A value as a boot error echoes it: each URL's password (`postgres://user:pw@host`) as `***`. */
+function withoutPasswords(value: string): string {
+  return value.replace(/(\/\/[^:@/\s]*:)[^@\s]*?@/g, '$1***@');
 }
