@@ -12,7 +12,10 @@
 //   5. POST /emails/batch ×100 for the A domain with B up, then with B down (its database link
 //      silent, its NATS node killed) (target: no fewer emails/s with B down);
 //   6. beyond the issue, run between 4 and 5 while B is up: 2's load and a B-domain load at once,
-//      whether B's slow requests hold A's back (printed).
+//      whether B's slow requests hold A's back (printed);
+//   7. beyond the issue, on a second `herald api` in B (B's database and NATS node its own, the
+//      control database and Redis 50 ms away in A): POST /emails for a B domain, without and with
+//      a key: what a client near B waits for (printed).
 // Every email answered 2xx is then looked up in its region's database and counted on its region's
 // stream. Exit code 1 when an accepted email is missing or a request failed; a missed target only
 // prints MISSED. Options: --duration S (8), --warmup S (2, before each phase), --api-warmup S (5,
@@ -72,9 +75,13 @@ class Regions {
   private constructor(
     private readonly child: ChildProcess,
     readonly natsA: string[],
+    readonly natsB: string[],
     /** A's node's monitoring port: it answers for its streams without JetStream's meta leader. */
     readonly monitorA: string,
     readonly proxyPort: number,
+    /** A's Postgres server and Redis as B reaches them (for B's API). */
+    readonly controlProxyPort: number,
+    readonly redisProxyPort: number,
   ) {
     child.on('message', (reply: RegionsReply) => {
       if (reply.type === 'ready' || reply.id === undefined) return;
@@ -85,9 +92,9 @@ class Regions {
     });
   }
 
-  static async start(postgresPort: number): Promise<Regions> {
+  static async start(postgresPort: number, redisPort: number): Promise<Regions> {
     const child = fork(join(__dirname, 'regions-infra.js'), [], {
-      env: { ...process.env, BENCH_B_PG_PORT: String(postgresPort) },
+      env: { ...process.env, BENCH_B_PG_PORT: String(postgresPort), BENCH_REDIS_PORT: String(redisPort) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const ready = await new Promise<RegionsReply>((resolve, reject) => {
@@ -98,7 +105,7 @@ class Regions {
       child.kill('SIGKILL');
       throw new Error(`regions-infra: ${ready.type === 'failed' ? ready.message : ready.type}`);
     }
-    return new Regions(child, ready.natsA, ready.monitorA, ready.proxyPort);
+    return new Regions(child, ready.natsA, ready.natsB, ready.monitorA, ready.proxyPort, ready.controlProxyPort, ready.redisProxyPort);
   }
 
   command(type: RegionsCommand['type'], ms = 0): Promise<void> {
@@ -249,6 +256,26 @@ function boundedStop(api: ServerProcess): ServerProcess {
   };
 }
 
+/** B's API: HERALD_REGION B, B's database (direct) and NATS node, A's control database (its email plane too) and Redis through the delay. */
+function envOfB(r: Regions): NodeJS.ProcessEnv {
+  const far = (url: string, port: number) => {
+    const parsed = new URL(url);
+    parsed.hostname = '127.0.0.1';
+    parsed.port = String(port);
+    return parsed.href;
+  };
+  const controlFromB = far(world.config.DATABASE_URL, r.controlProxyPort);
+  return {
+    ...world.env,
+    HERALD_REGION: B,
+    NATS_URL: r.natsB.join(','),
+    DATABASE_URL: directUrlB,
+    CONTROL_DATABASE_URL: controlFromB,
+    REGION_DATABASE_URLS: `${A}=${controlFromB}`,
+    REDIS_URL: far(world.config.REDIS_URL, r.redisProxyPort),
+  };
+}
+
 async function describeMachine(): Promise<Record<string, unknown>> {
   const nc = await connect({ servers: regions!.natsA });
   try {
@@ -274,7 +301,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
     await pg.query(`DROP DATABASE IF EXISTS ${databaseB} WITH (FORCE)`);
     await pg.query(`CREATE DATABASE ${databaseB}`);
   });
-  regions = await Regions.start(Number(new URL(directUrlB).port || 5432));
+  regions = await Regions.start(Number(new URL(directUrlB).port || 5432), Number(new URL(world.config.REDIS_URL).port || 6379));
   const proxiedUrlB = new URL(directUrlB);
   proxiedUrlB.hostname = '127.0.0.1';
   proxiedUrlB.port = String(regions.proxyPort);
@@ -327,6 +354,14 @@ async function run(servers: ServerProcess[]): Promise<void> {
   phases.push(await phase(api, token, single('2. POST /emails, A domain, no key', A), delay));
   phases.push(await phase(api, token, single('3. POST /emails, A domain, Idempotency-Key', A, true), delay));
   phases.push(await phase(api, token, single('4. POST /emails, B domain, no key', B), delay));
+  // B's own API: its email plane and NATS near, the control plane and Redis in A.
+  const apiB = await startHeraldApi(envOfB(regions), 1);
+  servers.push(apiB);
+  const atB = [
+    await phase(apiB, token, single("7. POST /emails at B's API, B domain, no key", B), delay),
+    await phase(apiB, token, single("7k. POST /emails at B's API, B domain, Idempotency-Key", B, true), delay),
+  ];
+  await apiB.stop();
   const mixed = await mixedPhase(
     api,
     token,
@@ -342,7 +377,7 @@ async function run(servers: ServerProcess[]): Promise<void> {
   phases.push(await phase(api, token, batch(`5a. POST /emails/batch ×${BATCH_SIZE}, A, B up`), delay));
   await regions.command('b-down');
   phases.push(await phase(api, token, batch(`5b. POST /emails/batch ×${BATCH_SIZE}, A, B down`), delay));
-  phases.push(...mixed);
+  phases.push(...mixed, ...atB);
 
   const rowsA = await world.settle(planeUrl(A));
   await api.stop();

@@ -1,6 +1,7 @@
 // The distance between the two regions of regions-bench.ts, in a child process of its own: a NATS
-// supercluster (us-east-1 and eu-west-1, one node each, gateways through delay proxies) and a TCP
-// delay proxy in front of eu-west-1's email-plane database. The proxies hold every chunk for the
+// supercluster (us-east-1 and eu-west-1, one node each, gateways through delay proxies), a TCP
+// delay proxy in front of eu-west-1's email-plane database, and two more for eu-west-1's API (the
+// control database and Redis, both in us-east-1, as eu-west-1 reaches them). The proxies hold every chunk for the
 // delay on a timer: in the bench's own process, autocannon's load would make those timers late,
 // and eu-west-1 farther than the delay asked for. Driven over IPC (RegionsCommand); stops
 // everything it started when told to, or when the bench goes away (IPC disconnect).
@@ -23,7 +24,16 @@ export type RegionsCommand =
   | { id: number; type: 'stop' };
 
 export type RegionsReply =
-  | { type: 'ready'; natsA: string[]; monitorA: string; proxyPort: number }
+  | {
+      type: 'ready';
+      natsA: string[];
+      natsB: string[];
+      monitorA: string;
+      proxyPort: number;
+      /** us-east-1's Postgres server (the control database's) and its Redis, as eu-west-1 reaches them. */
+      controlProxyPort: number;
+      redisProxyPort: number;
+    }
   | { type: 'done'; id: number }
   | { type: 'failed'; id?: number; message: string };
 
@@ -41,10 +51,12 @@ async function main(): Promise<void> {
   const send = (reply: RegionsReply) => process.send!(reply);
   let cluster: Supercluster | null = null;
   let proxy: TcpProxy | null = null;
+  let fromB: TcpProxy[] = [];
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       await proxy?.close();
+      await Promise.allSettled(fromB.map((each) => each.close()));
       await cluster?.stop();
     })());
   // Ctrl-C reaches the whole process group: the bench tells this process when to stop.
@@ -53,17 +65,21 @@ async function main(): Promise<void> {
   try {
     templateBesideDist();
     proxy = await TcpProxy.start({ port: Number(process.env.BENCH_B_PG_PORT) });
+    fromB = [
+      await TcpProxy.start({ port: Number(process.env.BENCH_B_PG_PORT) }),
+      await TcpProxy.start({ port: Number(process.env.BENCH_REDIS_PORT) }),
+    ];
     cluster = await startSupercluster({ regions: [{ name: A }, { name: B }], gatewayLatencyMs: 0, timeoutMs: 60_000 });
   } catch (error) {
     send({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     await stop();
     process.exit(1);
   }
-  const [c, p] = [cluster, proxy];
+  const [c, p, [control, redis]] = [cluster, proxy, fromB];
   process.on('message', (command: RegionsCommand) => {
     const act = async () => {
       if (command.type === 'latency') {
-        p.latency(command.ms);
+        for (const each of [p, control, redis]) each.latency(command.ms);
         c.setGatewayLatency(command.ms);
       } else if (command.type === 'b-down') {
         p.set('blackhole');
@@ -83,7 +99,15 @@ async function main(): Promise<void> {
       (error: unknown) => send({ type: 'failed', id: command.id, message: error instanceof Error ? error.message : String(error) }),
     );
   });
-  send({ type: 'ready', natsA: c.urls(A), monitorA: c.nodes.find((node) => node.region === A)!.monitorUrl, proxyPort: p.port });
+  send({
+    type: 'ready',
+    natsA: c.urls(A),
+    natsB: c.urls(B),
+    monitorA: c.nodes.find((node) => node.region === A)!.monitorUrl,
+    proxyPort: p.port,
+    controlProxyPort: control.port,
+    redisProxyPort: redis.port,
+  });
 }
 
 // Imported by the bench for its types and names only: it runs as the forked child.

@@ -34,7 +34,7 @@ export interface RegionsReport {
   background: number | null;
   delayMs: number;
   databaseB: string;
-  /** Phases 1, 2, 3, 4, 5a, 5b, 6 and 6B, in that order. */
+  /** Phases 1, 2, 3, 4, 5a, 5b, 6, 6B, 7 and 7k, in that order. */
   phases: Phase[];
   durability: Record<string, Durability>;
 }
