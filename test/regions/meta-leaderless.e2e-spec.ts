@@ -9,9 +9,10 @@ import { waitFor } from '../support/herald-all';
  * killed, so the meta group has one peer of two up and cannot elect a leader. What Herald's boot
  * may rely on then (libs/bus streams.service.ts, jetstream.consumer.ts) and deploy/README.md
  * states are these answers. Requests go to the surviving region's server, through the clients
- * Herald uses.
+ * Herald uses. Then the same loss with a third region of one server as a tie-breaker: the meta
+ * group keeps a majority (two of three) and everything works.
  */
-describe('a supercluster whose JetStream meta group lost its quorum', () => {
+describe("a supercluster's JetStream meta group with one region down", () => {
   let cluster: Supercluster;
   let nc: NatsConnection;
 
@@ -96,5 +97,24 @@ describe('a supercluster whose JetStream meta group lost its quorum', () => {
       'message get (STREAM.MSG.GET)': '10008',
     });
     expect(fetched).toEqual(['before', 'during']);
+  }, 60_000);
+
+  it('keeps its quorum with a third region as a tie-breaker: one JetStream server that holds no Herald stream', async () => {
+    await nc?.close();
+    await cluster?.stop();
+    cluster = await startSupercluster({ regions: [{ name: 'a' }, { name: 'b' }, { name: 'tie' }] });
+    const [a] = cluster.nodes;
+    await cluster.stopRegion('b');
+    const leader = async () => ((await (await fetch(`${a!.monitorUrl}/jsz`)).json()) as { meta_cluster?: { leader?: string } }).meta_cluster?.leader;
+    // b's server may have been the leader: a and tie elect another.
+    await waitFor(async () => ['a-1', 'tie-1'].includes((await leader()) ?? ''), 'a meta leader among the servers left', 20_000);
+
+    nc = await connect({ servers: cluster.urls('a') });
+    const jsm = await jetstreamManager(nc, { timeout: 3_000 });
+    const subjects = ['a.>'];
+    await jsm.streams.add({ name: 'SA', subjects, storage: StorageType.File, num_replicas: 1, placement: { cluster: '', tags: ['region:a'] } });
+    await jsm.consumers.add('SA', { durable_name: 'workers', ack_policy: AckPolicy.Explicit });
+    await jsm.streams.update('SA', { subjects, max_age: 3600e9 });
+    expect((await jsm.streams.info('SA')).cluster?.name).toBe('a');
   }, 60_000);
 });
