@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { jetstream, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { eventsStreamName, NatsService, sendStreamName, sendSubject, StreamsService } from '@herald/bus';
+import { eventsStreamName, NatsService, RegionAvailability, sendStreamName, sendSubject, StreamsService } from '@herald/bus';
 import { HeraldConfig } from '@herald/config';
 import { freeSharedPort, MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
 import { startWorker } from '../../apps/worker/src/worker.app';
@@ -120,7 +120,7 @@ describe('regions on a NATS supercluster', () => {
       const config: HeraldConfig = { ...api.config, NATS_NAMESPACE: namespace, ...overrides };
       const nats = new NatsService(config);
       try {
-        await new StreamsService(config, nats).ensureStreams();
+        await new StreamsService(config, nats, new RegionAvailability(config, nats)).ensureStreams();
       } finally {
         await nats.drain();
       }
@@ -149,7 +149,7 @@ describe('regions on a NATS supercluster', () => {
   it("leaves a stream an earlier release placed in its region's cluster where it is", async () => {
     const config: HeraldConfig = { ...api.config, NATS_NAMESPACE: `${api.config.NATS_NAMESPACE}_old` };
     const nats = new NatsService(config);
-    const streams = new StreamsService(config, nats);
+    const streams = new StreamsService(config, nats, new RegionAvailability(config, nats));
     const jsm = await jsmAt('us-east-1');
     try {
       // As the earlier release made them: placement by the cluster named after the region.

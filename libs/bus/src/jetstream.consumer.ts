@@ -10,6 +10,7 @@ import {
   JetStreamManager,
   JsMsg,
 } from '@nats-io/jetstream';
+import { DeferredChange, jetStreamUnavailable } from './jetstream-boot';
 import { RetryPolicy } from './jetstream.settlement';
 
 /** One durable pull consumer of a role. */
@@ -37,8 +38,18 @@ const RESTART_DELAY_MS = 1000;
 /** How long one pull request lives on the server; also the consumer's back-off after a failed reset. */
 const PULL_EXPIRES_MS = 5_000;
 
-/** Creates the durable consumer, or updates it if its settings changed. Safe from many processes at once. */
-export async function ensureConsumer(jsm: JetStreamManager, options: JetStreamConsumerOptions, maxAckPending: number): Promise<void> {
+/**
+ * Creates the durable consumer, or updates it if its settings changed. Safe from many processes at once.
+ * A consumer with the desired settings is only read (its info, which its own servers answer):
+ * creating or changing one needs the JetStream meta leader, which a supercluster lacks while it
+ * has lost its quorum (one region of two down). An update that fails so is returned, not thrown:
+ * the consumer works with its current settings meanwhile (JetStreamConsumers retries it later).
+ */
+export async function ensureConsumer(
+  jsm: JetStreamManager,
+  options: JetStreamConsumerOptions,
+  maxAckPending: number,
+): Promise<DeferredChange | null> {
   const desired: Partial<ConsumerConfig> = {
     durable_name: options.durable,
     ack_policy: AckPolicy.Explicit,
@@ -52,7 +63,7 @@ export async function ensureConsumer(jsm: JetStreamManager, options: JetStreamCo
   if (!current) {
     try {
       await jsm.consumers.add(options.stream, desired);
-      return;
+      return null;
     } catch (error) {
       // Lost a creation race to another process: compare with what it made.
       current = await consumerInfo(jsm, options.stream, options.durable);
@@ -61,7 +72,7 @@ export async function ensureConsumer(jsm: JetStreamManager, options: JetStreamCo
   }
   const keys = ['filter_subject', 'max_ack_pending', 'ack_wait', 'max_deliver'] as const;
   const changed = keys.filter((key) => current.config[key] !== desired[key]);
-  if (!changed.length) return;
+  if (!changed.length) return null;
   try {
     await jsm.consumers.update(options.stream, options.durable, {
       filter_subject: desired.filter_subject,
@@ -69,7 +80,9 @@ export async function ensureConsumer(jsm: JetStreamManager, options: JetStreamCo
       ack_wait: desired.ack_wait,
       max_deliver: desired.max_deliver,
     });
+    return null;
   } catch (error) {
+    if (jetStreamUnavailable(error)) return { changed, error };
     throw new Error(
       `consumer ${options.stream}/${options.durable} differs in ${changed.join(', ')} and could not be updated: ${(error as Error).message}`,
     );

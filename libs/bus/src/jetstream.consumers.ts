@@ -1,6 +1,6 @@
 import { Logger, OnApplicationBootstrap, Provider, Type } from '@nestjs/common';
 import { JsMsg } from '@nats-io/jetstream';
-import { whileJetStreamForms } from './jetstream-boot';
+import { BackgroundRetry, DeferredChange, jetStreamMessage, retryInBackground, whileJetStreamForms } from './jetstream-boot';
 import { ConsumerRunner, ensureConsumer, JetStreamConsumerOptions } from './jetstream.consumer';
 import { JetStreamContext } from './jetstream.context';
 import { ACK, decodePayload, DEFAULT_RETRY, RetryPolicy, Settlement, settlementForError } from './jetstream.settlement';
@@ -39,6 +39,7 @@ interface Consumer {
 export class JetStreamConsumers implements OnApplicationBootstrap {
   private readonly logger = new Logger(JetStreamConsumers.name);
   private runners: ConsumerRunner[] = [];
+  private readonly retries: BackgroundRetry[] = [];
   private closing: Promise<void> | null = null;
 
   constructor(
@@ -54,11 +55,12 @@ export class JetStreamConsumers implements OnApplicationBootstrap {
     const runners = await Promise.all(
       this.consumers.map(async ({ options, handler }) => {
         const maxAckPending = options.maxAckPending ?? DEFAULT_MAX_ACK_PENDING;
-        await whileJetStreamForms(
+        const deferred = await whileJetStreamForms(
           `making the consumer ${options.stream}/${options.durable}`,
           () => ensureConsumer(jsm, options, maxAckPending),
           (message, delay) => this.logger.warn(`JetStream is not available yet (${message}); consumer ${options.durable} tries again in ${delay} ms`),
         );
+        if (deferred) this.changeLater(options, maxAckPending, deferred);
         const retry = { ...DEFAULT_RETRY, ...options.retry };
         return new ConsumerRunner(options, maxAckPending, js, (m) => this.process(options, retry, handler, m), this.logger);
       }),
@@ -69,8 +71,32 @@ export class JetStreamConsumers implements OnApplicationBootstrap {
     runners.forEach((runner) => runner.start());
   }
 
+  /**
+   * A consumer that differs from this release's settings and that JetStream cannot change now (its
+   * meta group leaderless): it is pulled with its current settings, and changed in the background.
+   */
+  private changeLater(options: JetStreamConsumerOptions, maxAckPending: number, deferred: DeferredChange): void {
+    const name = `${options.stream}/${options.durable}`;
+    if (this.closing) return;
+    this.logger.warn(
+      `consumer ${name} differs from this release's settings in ${deferred.changed.join(', ')}, but JetStream cannot change it now ` +
+        `(${jetStreamMessage(deferred.error)}): pulling with its current settings, and trying again in the background`,
+    );
+    const retry = retryInBackground(
+      async () => {
+        const later = await ensureConsumer(await this.nats.jetstreamManager(), options, maxAckPending);
+        if (later) return false;
+        this.logger.log(`updated consumer ${name} (${deferred.changed.join(', ')})`);
+        return true;
+      },
+      (error) => this.logger.error(`consumer ${name}: ${(error as Error).message}; not trying again until the next boot`),
+    );
+    this.retries.push(retry);
+  }
+
   /** Stops pulling and waits for in-flight handlers to settle their messages. */
   close(): Promise<void> {
+    for (const retry of this.retries.splice(0)) retry.stop();
     this.closing ??= Promise.all(this.runners.map((runner) => runner.stop())).then(() => undefined);
     return this.closing;
   }

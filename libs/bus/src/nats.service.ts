@@ -3,6 +3,9 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, JetStreamClient, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { BUS_CONFIG, BusConfig } from './bus.config';
 
+/** How long one JetStream API request (stream or consumer info, add, update) waits for its answer. */
+export const JS_API_TIMEOUT_MS = 5_000;
+
 /** Work that must finish while the connection can still publish (acks of in-flight messages). */
 export type BeforeDrainHook = () => Promise<void>;
 
@@ -53,10 +56,17 @@ export class NatsService implements OnModuleInit, OnModuleDestroy {
     return this.js;
   }
 
-  /** Waits for the connection, so it is safe to call from another provider's init hook. */
+  /**
+   * Waits for the connection, so it is safe to call from another provider's init hook. Each of its
+   * requests gives up after JS_API_TIMEOUT_MS. It skips the client's check that JetStream is
+   * enabled (an account info request): only the meta leader answers that, so with the meta group
+   * leaderless (another region of the supercluster down) it would fail although this region's
+   * streams and consumers answer their own requests. A server without JetStream still shows at
+   * the first stream request (no responders).
+   */
   jetstreamManager(): Promise<JetStreamManager> {
     this.jsm ??= this.connect()
-      .then((nc) => jetstreamManager(nc))
+      .then((nc) => jetstreamManager(nc, { checkAPI: false, timeout: JS_API_TIMEOUT_MS }))
       .catch((error: unknown) => {
         this.jsm = null;
         throw error;

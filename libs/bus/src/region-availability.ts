@@ -10,8 +10,9 @@ export const REGION_PROBE_MS = 1000;
 
 /**
  * Which other regions' send streams this process can reach. A publish to another region's stream
- * that nobody answers (its NATS cluster is down, or the gateway to it is cut: "no responders")
- * marks that region unreachable; from then on its sends are refused with 503 and Retry-After
+ * that nobody answers (its NATS cluster is down, or the gateway to it is cut: "no responders"),
+ * or that stream not answering when this process booted (StreamsService), marks that region
+ * unreachable; from then on its sends are refused with 503 and Retry-After
  * (`assertReachable`) instead of being accepted into an outbox that cannot drain, until a probe
  * (the stream's info, every REGION_PROBE_MS) answers again. The home region is never marked: its
  * own NATS being down is the process's readiness, and the outbox's job.
@@ -39,9 +40,17 @@ export class RegionAvailability implements OnModuleDestroy {
 
   /** Told of every failed publish to a region's send stream. */
   publishFailed(region: string, error: unknown): void {
-    if (region === this.config.HERALD_REGION || this.unreachable.has(region) || this.closed) return;
     if (!(error instanceof JetStreamPublishError) || error.reason !== 'no_stream') return;
-    this.logger.warn(`Region ${region} is unreachable (${error.message}): its sends are refused until it answers again`);
+    this.streamUnreachable(region, error.message);
+  }
+
+  /**
+   * Told that a region's send stream did not answer (StreamsService at boot, its region down):
+   * its sends are refused from the first, until a probe reaches the stream.
+   */
+  streamUnreachable(region: string, reason: string): void {
+    if (region === this.config.HERALD_REGION || this.unreachable.has(region) || this.closed) return;
+    this.logger.warn(`Region ${region} is unreachable (${reason}): its sends are refused until it answers again`);
     this.unreachable.set(region, null);
     this.scheduleProbe(region);
   }

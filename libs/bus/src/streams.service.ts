@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { JetStreamApiError, JetStreamManager, RetentionPolicy, StorageType, StreamConfig, StreamInfo } from '@nats-io/jetstream';
-import { whileJetStreamForms } from './jetstream-boot';
+import { BackgroundRetry, DeferredChange, jetStreamMessage, jetStreamUnavailable, retryInBackground, whileJetStreamForms } from './jetstream-boot';
 import { NatsService } from './nats.service';
+import { RegionAvailability } from './region-availability';
 import { eventSubjects, eventsStreamName, sendStreamName, sendSubjects, trackingHitsSubject, trackingStreamName } from './subjects';
 import { BUS_CONFIG, BusConfig } from './bus.config';
 
@@ -25,34 +26,60 @@ const COMPARED: (keyof DesiredStream)[] = ['retention', 'storage', 'num_replicas
  * Every region's streams, not only this role's: an API in one region publishes to the streams
  * of the others. Safe to run from many processes at once: creating an identical stream is a
  * no-op on the server, and a lost creation race falls back to comparing and updating.
+ *
+ * A stream that exists with Herald's settings is only read (its info, which its own servers
+ * answer), never sent to the meta leader: on a supercluster the meta group spans every region's
+ * JetStream servers, and with one region of two down it has no leader, so nothing can be created
+ * or changed, while the surviving region's streams still answer and take messages. At boot:
+ *
+ * - The home region's streams first, retried while JetStream forms (BOOT_WAIT_MS at most, then a
+ *   clear error): the role cannot work without them. One that differs and cannot be changed now
+ *   is used as it is, and changed in the background once JetStream can.
+ * - Then the other regions': one that does not answer (its region down) or cannot be made now does
+ *   not stop the boot. It is logged, retried in the background, and when it is a send stream,
+ *   that region's sends are refused (RegionAvailability) until it answers.
  */
 @Injectable()
-export class StreamsService implements OnModuleInit {
+export class StreamsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(StreamsService.name);
+  private readonly retries = new Map<string, BackgroundRetry>();
+  private closed = false;
 
   constructor(
     @Inject(BUS_CONFIG.token) private readonly config: BusConfig,
     private readonly nats: NatsService,
+    private readonly regions: RegionAvailability,
   ) {}
 
   async onModuleInit(): Promise<void> {
     await this.ensureStreams();
   }
 
+  onModuleDestroy(): void {
+    this.closed = true;
+    for (const retry of this.retries.values()) retry.stop();
+    this.retries.clear();
+  }
+
   /** The streams this deployment needs, by region. */
   desiredStreams(): DesiredStream[] {
+    return this.config.HERALD_REGIONS.flatMap((region) => this.regionStreams(region));
+  }
+
+  /** The streams of one region. */
+  private regionStreams(region: string): DesiredStream[] {
     const ns = this.config.NATS_NAMESPACE;
     // On a supercluster each region's streams live on that region's servers (tagged
     // `region:<region>`), so sending in eu-west-1 never depends on another region's servers.
-    const common = (region: string) => ({
+    const common = {
       storage: StorageType.File,
       num_replicas: this.config.NATS_REGION_REPLICAS[region] ?? this.config.NATS_REPLICAS,
       duplicate_window: DUPLICATE_WINDOW_NS,
       ...(this.config.NATS_PLACE_BY_REGION && { placement: regionPlacement(region) }),
-    });
-    return this.config.HERALD_REGIONS.flatMap((region) => [
+    };
+    return [
       {
-        ...common(region),
+        ...common,
         name: sendStreamName(ns, region),
         subjects: [sendSubjects(ns, region)],
         // A send command is work: once a worker acks it, it is gone.
@@ -60,7 +87,7 @@ export class StreamsService implements OnModuleInit {
         max_age: 0,
       },
       {
-        ...common(region),
+        ...common,
         name: eventsStreamName(ns, region),
         subjects: [eventSubjects(ns, region)],
         // Events are facts read by several independent consumers, so they stay until they age out.
@@ -68,34 +95,93 @@ export class StreamsService implements OnModuleInit {
         max_age: EVENTS_MAX_AGE_NS,
       },
       {
-        ...common(region),
+        ...common,
         name: trackingStreamName(ns, region),
         subjects: [trackingHitsSubject(ns, region)],
         // Opens and clicks the tracking host answered and has yet to record: work, like sends.
         retention: RetentionPolicy.Workqueue,
         max_age: 0,
       },
-    ]);
+    ];
   }
 
   async ensureStreams(): Promise<void> {
-    await whileJetStreamForms(
-      'making the streams',
-      async () => {
-        const jsm = await this.nats.jetstreamManager();
-        await Promise.all(this.desiredStreams().map((desired) => this.ensureStream(jsm, desired)));
-      },
+    const jsm = await this.nats.jetstreamManager();
+    const home = this.config.HERALD_REGION;
+    const own = this.regionStreams(home);
+    const deferred = await whileJetStreamForms(
+      `making the streams of ${home}`,
+      () => Promise.all(own.map((desired) => this.ensureStream(jsm, desired))),
       (message, delay) => this.logger.warn(`JetStream is not available yet (${message}); trying again in ${delay} ms`),
     );
+    own.forEach((desired, i) => {
+      if (deferred[i]) this.changeLater(desired, deferred[i]);
+    });
+    const others = this.config.HERALD_REGIONS.filter((region) => region !== home);
+    await Promise.all(others.map((region) => this.ensureOtherRegion(jsm, region)));
   }
 
-  private async ensureStream(jsm: JetStreamManager, desired: DesiredStream): Promise<void> {
+  /** Another region's streams: what does not answer now is retried in the background, without holding up the boot. */
+  private async ensureOtherRegion(jsm: JetStreamManager, region: string): Promise<void> {
+    const streams = this.regionStreams(region);
+    const outcomes = await Promise.allSettled(streams.map((desired) => this.ensureStream(jsm, desired)));
+    const failed = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+    const fatal = failed.find((error) => !jetStreamUnavailable(error));
+    if (fatal) throw fatal;
+    const unanswered: string[] = [];
+    outcomes.forEach((outcome, i) => {
+      const desired = streams[i]!;
+      if (outcome.status === 'fulfilled') {
+        if (outcome.value) this.changeLater(desired, outcome.value);
+        return;
+      }
+      unanswered.push(desired.name);
+      this.retryLater(desired);
+    });
+    if (!failed.length) return;
+    const reason = jetStreamMessage(failed[0]);
+    this.logger.warn(`region ${region}'s streams ${unanswered.join(', ')} cannot be reached or made now (${reason}); trying again in the background`);
+    const send = sendStreamName(this.config.NATS_NAMESPACE, region);
+    if (unanswered.includes(send)) this.regions.streamUnreachable(region, `its stream ${send}: ${reason}`);
+  }
+
+  /** A stream that exists but differs, and JetStream cannot change it now: used as it is until the background retry can. */
+  private changeLater(desired: DesiredStream, deferred: DeferredChange): void {
+    this.logger.warn(
+      `stream ${desired.name} differs from this release's settings in ${deferred.changed.join(', ')}, but JetStream cannot change it now ` +
+        `(${jetStreamMessage(deferred.error)}): carrying on with the stream as it is, and trying again in the background`,
+    );
+    this.retryLater(desired);
+  }
+
+  private retryLater(desired: DesiredStream): void {
+    if (this.closed || this.retries.has(desired.name)) return;
+    const retry = retryInBackground(
+      async () => {
+        if (await this.ensureStream(await this.nats.jetstreamManager(), desired)) return false;
+        this.retries.delete(desired.name);
+        this.logger.log(`stream ${desired.name} answers with this release's settings now`);
+        return true;
+      },
+      (error) => {
+        this.retries.delete(desired.name);
+        this.logger.error(`stream ${desired.name}: ${(error as Error).message}; not trying again until the next boot`);
+      },
+    );
+    this.retries.set(desired.name, retry);
+  }
+
+  /**
+   * Makes one stream exist with its settings. Returns what differs and could not be changed
+   * because JetStream is unavailable (the stream is usable as it is), or null once it is as desired.
+   */
+  private async ensureStream(jsm: JetStreamManager, desired: DesiredStream): Promise<DeferredChange | null> {
     let current = await this.info(jsm, desired.name);
     if (!current) {
       try {
         await jsm.streams.add(desired);
         this.logger.log(`created stream ${desired.name}`);
-        return;
+        return null;
       } catch (error) {
         // Another process created it first, perhaps with settings of an older release.
         current = await this.info(jsm, desired.name);
@@ -103,7 +189,7 @@ export class StreamsService implements OnModuleInit {
       }
     }
     const changed = differences(current.config, desired);
-    if (!changed.length) return;
+    if (!changed.length) return null;
     try {
       if (changed.includes('placement') && changed.includes('num_replicas')) {
         // nats-server cannot move and scale a stream in one update: move it first, then scale it
@@ -116,7 +202,9 @@ export class StreamsService implements OnModuleInit {
         await jsm.streams.update(desired.name, desired);
       }
       this.logger.log(`updated stream ${desired.name} (${changed.join(', ')})`);
+      return null;
     } catch (error) {
+      if (jetStreamUnavailable(error)) return { changed, error };
       throw new Error(`stream ${desired.name} differs in ${changed.join(', ')} and could not be updated: ${(error as Error).message}`);
     }
   }
