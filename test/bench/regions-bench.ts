@@ -273,6 +273,7 @@ function envOfB(r: Regions): NodeJS.ProcessEnv {
     CONTROL_DATABASE_URL: controlFromB,
     REGION_DATABASE_URLS: `${A}=${controlFromB}`,
     REDIS_URL: far(world.config.REDIS_URL, r.redisProxyPort),
+    REDIS_REGION: A,
   };
 }
 

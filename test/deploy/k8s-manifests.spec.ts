@@ -85,6 +85,7 @@ const regionalSecret = (region: string, regions: string[]): Record<string, strin
     .filter((r) => r !== region)
     .map((r) => `${r}=${databaseOf(r)}`)
     .join(','),
+  REDIS_REGION: 'us-east-1',
 });
 /** loadConfig's refusal of `env`, one line per problem (none when it boots). */
 const problems = (env: Record<string, string>): string[] => {

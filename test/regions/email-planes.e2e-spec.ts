@@ -92,6 +92,8 @@ describe("each region's email plane in its own database, the regions 50 ms apart
       CONTROL_DATABASE_URL: fromEu,
       REGION_DATABASE_URLS: `us-east-1=${fromEu}`,
       REDIS_URL: await distant(base.REDIS_URL),
+      // Redis is us-east-1's: eu-west-1's limits answer without waiting for it, far from a limit (libs/limits far-limits.ts).
+      REDIS_REGION: 'us-east-1',
       REDIS_PREFIX: us.config.REDIS_PREFIX,
       NATS_NAMESPACE: us.config.NATS_NAMESPACE,
     });

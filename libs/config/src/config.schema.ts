@@ -36,6 +36,14 @@ export const configSchema = z
     REDIS_PREFIX: z.string().max(64).default('herald:'),
     /** A Redis command not answered within this long counts Redis as unreachable (fail fast, no hang). */
     REDIS_COMMAND_TIMEOUT_MS: int(10, 10_000).default(250),
+    /**
+     * The region whose network holds REDIS_URL (one logical Redis for every region: the
+     * idempotency registry, rate limits, quotas). When it is another region than HERALD_REGION,
+     * the rate limit and the quota answer a send from what this process knows and count it in
+     * Redis behind the answer, asking Redis first only near a limit (libs/limits far-limits.ts).
+     * Unset: Redis is near, and every check waits for it.
+     */
+    REDIS_REGION: regionName.optional(),
     NATS_URL: list(url(['nats:', 'tls:'])).default(['nats://127.0.0.1:4222']),
     NATS_NAMESPACE: z
       .string()

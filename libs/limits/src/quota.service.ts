@@ -4,7 +4,8 @@ import { HeraldError } from '@herald/core';
 import { LocalQuota } from './local-limits';
 import { Plan, PlanId, planById } from './plans';
 import { secondsUntil, utcDay, utcMonth, UtcPeriod } from './utc-period';
-import { LIMITS_CONFIG, LimitsConfig } from './limits.config';
+import { FarQuotaView } from './far-limits';
+import { LIMITS_CONFIG, LimitsConfig, redisIsFar } from './limits.config';
 
 export interface QuotaCounter<L extends number | null> {
   used: number;
@@ -28,6 +29,11 @@ export interface Reservation {
    * its QuotaState are then this process's own grants of the day, not the team's.
    */
   local: boolean;
+  /**
+   * Granted before Redis counted it (Redis in another region, far from the caps: far-limits.ts):
+   * resolves once Redis has answered, true if it counted the reservation. A refund waits for it.
+   */
+  counted?: Promise<boolean>;
 }
 
 /** A granted reservation: the counts after it, and what `release` needs to refund it. */
@@ -125,11 +131,15 @@ return 0
 export class QuotaService {
   private readonly logger = new Logger(QuotaService.name);
   private readonly local = new LocalQuota();
+  /** With Redis in another region: what this process knows of each team's counters (far-limits.ts). */
+  private readonly far: FarQuotaView | null;
 
   constructor(
     private readonly redis: RedisService,
     @Inject(LIMITS_CONFIG.token) private readonly config: LimitsConfig,
-  ) {}
+  ) {
+    this.far = redisIsFar(config) ? new FarQuotaView() : null;
+  }
 
   /**
    * With a `backstop`, a month without a counter in Redis is first seeded from what the team's
@@ -139,6 +149,31 @@ export class QuotaService {
   async reserve(teamId: string, plan: PlanId, count: number, now: Date = new Date(), backstop?: UsageBackstop): Promise<QuotaState> {
     assertCount(count);
     const limits = this.plan(plan);
+    if (!this.far) return this.reserveInRedis(teamId, limits, count, now, backstop);
+    const [day, month, far] = [utcDay(now), utcMonth(now), this.far];
+    const granted = far.grant(teamId, day.label, month.label, limits, count);
+    if (!granted) {
+      const state = await this.reserveInRedis(teamId, limits, count, now, backstop);
+      if (!state.local) far.learn(teamId, day.label, month.label, state.daily.used, state.monthly.used);
+      return state;
+    }
+    const counted = this.reserveInRedis(teamId, limits, count, now, backstop).then(
+      (state) => {
+        far.settled(teamId, day.label, month.label, count, state.local ? null : { dailyUsed: state.daily.used, monthlyUsed: state.monthly.used });
+        // Granted by this process alone meanwhile (Redis unreachable): refunded from there, as it was not counted in Redis.
+        if (state.local) this.local.release(teamId, day.label, count);
+        return !state.local;
+      },
+      (error: Error) => {
+        far.settled(teamId, day.label, month.label, count, null);
+        this.logger.warn(`team ${teamId}: ${count} email(s) granted ahead of Redis were not counted there: ${error.message}`);
+        return false;
+      },
+    );
+    return { ...this.describe(limits, day, month, granted.dailyUsed, granted.monthlyUsed), count, reservedAt: now, local: false, counted };
+  }
+
+  private async reserveInRedis(teamId: string, limits: Plan, count: number, now: Date, backstop?: UsageBackstop): Promise<QuotaState> {
     const day = utcDay(now);
     const month = utcMonth(now);
     const keys = this.keys(teamId, day, month);
@@ -189,10 +224,12 @@ export class QuotaService {
    * cannot tell a repeated refund apart. A count of 0 (nothing was reserved) is a no-op. Never
    * fails for want of Redis: a refund that cannot be made leaves the count too high, the safe side.
    */
-  async release(teamId: string, { count, reservedAt, local }: Reservation): Promise<void> {
+  async release(teamId: string, { count, reservedAt, local, counted }: Reservation): Promise<void> {
     if (count === 0) return;
     assertCount(count);
     if (local) return this.local.release(teamId, utcDay(reservedAt).label, count);
+    // Granted ahead of Redis: refunded there once counted there, and not at all if it was not.
+    if (counted && !(await counted)) return;
     try {
       await RELEASE.run(this.redis, this.keys(teamId, utcDay(reservedAt), utcMonth(reservedAt)), [count]);
     } catch (error) {

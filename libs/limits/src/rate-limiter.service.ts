@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isRedisUnavailable, RedisScript, RedisService, integerReply } from '@herald/redis';
 import { HeraldError } from '@herald/core';
+import { FarRateLimit } from './far-limits';
 import { LocalRateLimiter } from './local-limits';
-import { LIMITS_CONFIG, LimitsConfig } from './limits.config';
+import { LIMITS_CONFIG, LimitsConfig, redisIsFar } from './limits.config';
 
 /** What the transports need for `ratelimit-*` and `retry-after` headers. */
 export interface RateLimitState {
@@ -68,15 +69,43 @@ return { 1, remaining, math.ceil(newTat - now) }
 @Injectable()
 export class RateLimiter {
   private readonly local = new LocalRateLimiter();
+  /** With Redis in another region: this process's own count of each team, at the whole limit, and Redis's refusals. */
+  private readonly far: { own: LocalRateLimiter; view: FarRateLimit } | null;
 
   constructor(
     private readonly redis: RedisService,
     @Inject(LIMITS_CONFIG.token) private readonly config: LimitsConfig,
-  ) {}
+  ) {
+    this.far = redisIsFar(config) ? { own: new LocalRateLimiter(), view: new FarRateLimit() } : null;
+  }
 
-  /** Counts one request of the team against `limit` requests per second, in one round trip. */
+  /**
+   * Counts one request of the team against `limit` requests per second, in one round trip; with
+   * Redis in another region, without waiting for it (FarRateLimit in far-limits.ts).
+   */
   async consume(teamId: string, limit: number): Promise<RateLimitState> {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`rate limit must be a positive integer, got ${limit}`);
+    if (this.far) return this.consumeFar(this.far, teamId, limit);
+    return this.consumeInRedis(teamId, limit);
+  }
+
+  private consumeFar(far: { own: LocalRateLimiter; view: FarRateLimit }, teamId: string, limit: number): RateLimitState {
+    const deniedFor = far.view.deniedFor(teamId);
+    if (deniedFor > 0) return { allowed: false, limit, remaining: 0, resetSeconds: deniedFor };
+    const state = far.own.consume(teamId, limit);
+    if (!state.allowed) return state;
+    void GCRA.run(this.redis, [this.redis.key('ratelimit', teamId)], [limit, PERIOD_MICROS]).then(
+      (reply) => {
+        const [allowed, , resetMicros] = integerReply(reply, 3);
+        if (allowed !== 1) far.view.refused(teamId, resetMicros / 1000);
+      },
+      // Redis unreachable: this process's own count, at the whole limit, is what limits the team meanwhile.
+      () => undefined,
+    );
+    return state;
+  }
+
+  private async consumeInRedis(teamId: string, limit: number): Promise<RateLimitState> {
     let reply: unknown;
     try {
       reply = await GCRA.run(this.redis, [this.redis.key('ratelimit', teamId)], [limit, PERIOD_MICROS]);
