@@ -18,6 +18,18 @@ describe('ApiKeyCache', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('says when an entry is due for renewal: in the last quarter of its time to live', () => {
+    const cache = new ApiKeyCache<string>(30_000, 10, clock);
+    expect(cache.renewDue('a')).toBe(false);
+    cache.set('a', 'A');
+    now += 22_500;
+    expect(cache.renewDue('a')).toBe(false);
+    now += 1;
+    expect(cache.renewDue('a')).toBe(true);
+    cache.set('a', 'A again');
+    expect(cache.renewDue('a')).toBe(false);
+  });
+
   it('caches nothing when the time to live is zero', () => {
     const cache = new ApiKeyCache<string>(0, 10, clock);
     cache.set('a', 'A');

@@ -32,6 +32,12 @@ export class ApiKeyCache<T> {
     this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
   }
 
+  /** Whether the entry has less than a quarter of its time to live left: time to renew it, ahead of its expiry. */
+  renewDue(key: string): boolean {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.expiresAt - this.now() < this.ttlMs / 4;
+  }
+
   delete(key: string): void {
     this.entries.delete(key);
   }

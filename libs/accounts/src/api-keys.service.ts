@@ -108,7 +108,10 @@ export class ApiKeysService implements BeforeApplicationShutdown {
   async authenticateToken(token: string): Promise<Principal> {
     const parsed = parseApiKey(token);
     if (!parsed) throw new HeraldError('invalid_api_key', INVALID_API_KEY);
-    const entry = this.cache.get(parsed.publicId) ?? (await this.load(parsed.publicId));
+    const cached = this.cache.get(parsed.publicId);
+    // Renewed in the background ahead of its expiry, so steady traffic never waits for the control plane's database.
+    if (cached && this.cache.renewDue(parsed.publicId)) void this.load(parsed.publicId).catch(() => undefined);
+    const entry = cached ?? (await this.load(parsed.publicId));
     // The secret is checked on every request, cached or not: the cache holds the hash, not a verdict.
     if (!entry || !verifySecret(token, entry.secretHash)) {
       throw new HeraldError('invalid_api_key', INVALID_API_KEY);

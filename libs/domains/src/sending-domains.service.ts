@@ -13,6 +13,8 @@ export interface SendingDomain {
 }
 
 const CACHE_MAX = 10_000;
+/** The share of DOMAIN_CACHE_MS after which a cached domain is renewed in the background. */
+const REFRESH_AHEAD = 0.75;
 
 /**
  * A domain sends while it is verified, and while a verified domain's DNS answers only with
@@ -29,6 +31,7 @@ const SENDABLE = new Set<Domain['status']>(['verified', 'temporary_failure']);
 @Injectable()
 export class SendingDomains {
   private readonly cache = new Map<string, { domain: Domain; at: number }>();
+  private readonly reading = new Map<string, Promise<Domain | null>>();
 
   constructor(
     private readonly domains: DomainsRepository,
@@ -61,17 +64,38 @@ export class SendingDomains {
     return { domainId: domain.id, name: domain.name, region: domain.region };
   }
 
+  /**
+   * The cached row while younger than DOMAIN_CACHE_MS; past REFRESH_AHEAD of that, one read in the
+   * background renews it, so steady sending never waits for the control plane (another region's
+   * database, for a far API). Concurrent misses share one read.
+   */
   private async lookup(teamId: string, name: string): Promise<Domain | null> {
     const key = `${teamId}/${name}`;
     const hit = this.cache.get(key);
-    if (hit && Date.now() - hit.at < this.config.DOMAIN_CACHE_MS) return hit.domain;
-    this.cache.delete(key);
-    const domain = await this.domains.findByName(teamId, name);
-    // Only a domain that may send is cached: one verified a moment ago must not stay refused.
-    if (domain && SENDABLE.has(domain.status)) {
-      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(key, { domain, at: Date.now() });
+    const age = hit ? Date.now() - hit.at : Infinity;
+    if (hit && age < this.config.DOMAIN_CACHE_MS) {
+      if (age >= this.config.DOMAIN_CACHE_MS * REFRESH_AHEAD) void this.read(key, teamId, name).catch(() => undefined);
+      return hit.domain;
     }
-    return domain;
+    this.cache.delete(key);
+    return this.read(key, teamId, name);
+  }
+
+  private read(key: string, teamId: string, name: string): Promise<Domain | null> {
+    const inFlight = this.reading.get(key);
+    if (inFlight) return inFlight;
+    const reading = this.domains
+      .findByName(teamId, name)
+      .then((domain) => {
+        // Only a domain that may send is cached: one verified a moment ago must not stay refused.
+        if (domain && SENDABLE.has(domain.status)) {
+          if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+          this.cache.set(key, { domain, at: Date.now() });
+        } else this.cache.delete(key);
+        return domain;
+      })
+      .finally(() => this.reading.delete(key));
+    this.reading.set(key, reading);
+    return reading;
   }
 }

@@ -9,16 +9,16 @@ import type { Plan } from './plans';
  *
  * Quota (FarQuotaView): a reservation is granted at once while the team's counters, as Redis last
  * answered them, plus what this process has granted since and not yet seen counted, stay more
- * than the margin below each cap, and this process has at most FAR_QUOTA_IN_FLIGHT of the team's
- * emails waiting to be counted. Otherwise it waits for Redis's exact check, as near processes
- * always do. What can pass a cap is what other processes grant within one round trip beyond the
- * margin: none while fewer than margin / FAR_QUOTA_IN_FLIGHT processes send for the team at once.
+ * than the margin below each cap, and this process has at most a tenth of the margin of the
+ * team's emails waiting to be counted (farQuotaWindow). Otherwise it waits for Redis's exact
+ * check, as near processes always do. What can pass a cap is what other processes grant within
+ * one round trip beyond the margin: none while fewer than ten processes send for the team at once.
  */
 export const FAR_QUOTA_MARGIN_MIN = 1_000;
 /** The margin's share of a cap, when that is more than FAR_QUOTA_MARGIN_MIN. */
 export const FAR_QUOTA_MARGIN_SHARE = 0.01;
-/** Per team, the emails this process may have granted and not yet seen counted in Redis. */
-export const FAR_QUOTA_IN_FLIGHT = 100;
+/** Per team, the fewest emails this process may have granted and not yet seen counted in Redis. */
+export const FAR_QUOTA_IN_FLIGHT_MIN = 100;
 
 interface TeamView {
   day: string;
@@ -37,6 +37,11 @@ export function farQuotaMargin(cap: number): number {
   return Math.max(FAR_QUOTA_MARGIN_MIN, Math.ceil(cap * FAR_QUOTA_MARGIN_SHARE));
 }
 
+/** Per team, the emails this process may have granted and not yet seen counted in Redis: a tenth of the monthly cap's margin, at least 100. */
+export function farQuotaWindow(plan: Plan): number {
+  return Math.max(FAR_QUOTA_IN_FLIGHT_MIN, Math.floor(farQuotaMargin(plan.monthlyEmails) / 10));
+}
+
 export class FarQuotaView {
   private readonly teams = new Map<string, TeamView>();
 
@@ -47,7 +52,7 @@ export class FarQuotaView {
   grant(teamId: string, day: string, month: string, plan: Plan, count: number): { dailyUsed: number; monthlyUsed: number } | null {
     const view = this.teams.get(teamId);
     if (!view || view.day !== day || view.month !== month) return null;
-    if (view.inFlight + count > FAR_QUOTA_IN_FLIGHT) return null;
+    if (view.inFlight + count > farQuotaWindow(plan)) return null;
     const monthly = view.monthlyUsed + view.inFlight + count;
     const daily = view.dailyUsed + view.inFlight + count;
     if (monthly > plan.monthlyEmails - farQuotaMargin(plan.monthlyEmails)) return null;
