@@ -153,8 +153,8 @@ export class SendService {
       // Committed already: a broker that does not ack in time delays the answer no further (the outbox relays).
       await atMost(this.dispatcher.dispatch(rows.filter((r) => !r.email.scheduledAt)), this.config.DISPATCH_WAIT_MS);
       this.events.publish(events);
-      // complete() never throws: the Postgres record backs the key if Redis misses it.
-      if (lease) await this.idempotency.complete(lease, 200, response);
+      // finish() never throws: the Postgres record backs the key if Redis misses it.
+      if (lease) await this.idempotency.finish(lease, 200, response);
       return response;
     } catch (error) {
       if (reserved) await this.quota.release(sender.teamId, reserved).catch(() => undefined);

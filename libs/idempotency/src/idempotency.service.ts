@@ -31,6 +31,10 @@ export class IdempotencyService implements OnModuleDestroy {
   private readonly disowned = new Map<string, { key: string; deadline: number }>();
   private releaseTimer: NodeJS.Timeout | undefined;
   private releasing = false;
+  /** Redis is in another region (REDIS_REGION): `finish` does not wait for it. */
+  private readonly far: boolean;
+  /** `finish`es not waited for, still on their way to Redis. */
+  private readonly finishing = new Set<Promise<boolean>>();
 
   constructor(
     private readonly redis: RedisService,
@@ -39,6 +43,7 @@ export class IdempotencyService implements OnModuleDestroy {
   ) {
     this.ttlMs = config.IDEMPOTENCY_TTL_SECONDS * 1000;
     this.inFlightMs = config.IDEMPOTENCY_IN_FLIGHT_SECONDS * 1000;
+    this.far = config.REDIS_REGION !== undefined && config.REDIS_REGION !== config.HERALD_REGION;
   }
 
   /**
@@ -127,9 +132,10 @@ export class IdempotencyService implements OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     clearInterval(this.releaseTimer);
     this.releaseTimer = undefined;
+    await Promise.allSettled([...this.finishing]);
   }
 
   /**
@@ -164,6 +170,22 @@ export class IdempotencyService implements OnModuleDestroy {
    */
   async complete(lease: Lease, statusCode: number, body: unknown): Promise<boolean> {
     return this.swap(lease, encodeDone(lease.requestHash, statusCode, body), this.ttlMs);
+  }
+
+  /**
+   * `complete` for the send path, which answers its client after it: waited for while Redis is
+   * near; with Redis in another region (REDIS_REGION) the answer goes first, a round trip sooner.
+   * A retry that meets the marker meanwhile is answered from the record in Postgres, committed
+   * with the emails (`begin`'s conflict path), so it is replayed, not run again. Never throws.
+   */
+  async finish(lease: Lease, statusCode: number, body: unknown): Promise<void> {
+    const done = this.complete(lease, statusCode, body);
+    if (!this.far) {
+      await done;
+      return;
+    }
+    this.finishing.add(done);
+    void done.finally(() => this.finishing.delete(done));
   }
 
   /**
