@@ -19,6 +19,8 @@ export type RegionsCommand =
   | { id: number; type: 'latency'; ms: number }
   /** eu-west-1 lost: its database link silent (blackhole), its NATS node killed. */
   | { id: number; type: 'b-down' }
+  /** eu-west-1 back: its database link passing again (at the delay), its NATS node restarted and rejoined. */
+  | { id: number; type: 'b-up' }
   /** eu-west-1's database link reset and refused from now on (so the API's pool lets go at its stop). */
   | { id: number; type: 'b-refuse' }
   | { id: number; type: 'stop' };
@@ -84,6 +86,9 @@ async function main(): Promise<void> {
       } else if (command.type === 'b-down') {
         p.set('blackhole');
         await c.stopRegion(B);
+      } else if (command.type === 'b-up') {
+        p.set('pass');
+        await c.startRegion(B);
       } else if (command.type === 'b-refuse') {
         p.set('refuse');
         p.reset();
