@@ -1,9 +1,10 @@
 import { Client } from 'pg';
 import { regionOfId } from '@herald/core';
-import { freeSharedPort, isolatedConfig, IsolatedConfig, MxSink, TestDnsServer } from '@herald/testing';
+import { isolatedConfig, IsolatedConfig, MxSink, TestDnsServer } from '@herald/testing';
 import { DashboardClient } from '../support/dashboard-client';
 import { Boot, Running, startHeraldAll, waitFor } from '../support/herald-all';
 import { envOf, herald as heraldCli } from '../support/herald-process';
+import { startInbox } from '../support/inbox';
 
 const SINK_HOST = '127.0.0.40';
 
@@ -26,10 +27,7 @@ describe('herald all: a worker for every served region, no other region accepted
 
   beforeAll(async () => {
     isolated = await isolatedConfig();
-    dns = await TestDnsServer.start();
-    sinkPort = await freeSharedPort([SINK_HOST]);
-    sink = await MxSink.start({ host: SINK_HOST, port: sinkPort });
-    dns.set('inbox.test', 'MX', [{ exchange: 'mx.inbox.test', priority: 10 }]).set('mx.inbox.test', 'A', [SINK_HOST]);
+    ({ dns, sink, port: sinkPort } = await startInbox(SINK_HOST));
     db = new Client({ connectionString: isolated.config.DATABASE_URL });
     await db.connect();
     await db.query(`SET search_path TO "${isolated.config.DATABASE_SCHEMA}"`);

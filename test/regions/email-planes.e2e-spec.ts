@@ -3,11 +3,12 @@ import { Client } from 'pg';
 import { loadConfig } from '@herald/config';
 import { CONTROL_PLANE_TABLES } from '@herald/database';
 import { DomainsRepository } from '@herald/domains';
-import { freeSharedPort, MxSink, startSupercluster, Supercluster, TcpProxy, TestDnsServer, uniqueSuffix } from '@herald/testing';
+import { MxSink, startSupercluster, Supercluster, TcpProxy, TestDnsServer, uniqueSuffix } from '@herald/testing';
 import { startWorker } from '../../apps/worker/src/worker.app';
 import { call, markVerified, startTestApi, TestApi, TestTeam } from '../support/api-harness';
 import { waitFor } from '../support/herald-all';
 import { NatsProbe } from '../support/nats-probe';
+import { startInbox } from '../support/inbox';
 
 const SINK_HOST = '127.0.0.44';
 /** The distance between the regions, each way, on every connection that crosses it. */
@@ -64,10 +65,9 @@ describe("each region's email plane in its own database, the regions 50 ms apart
     euUrl = url.href;
 
     cluster = await startSupercluster({ regions: [{ name: 'us-east-1' }, { name: 'eu-west-1' }], gatewayLatencyMs: CROSSING_MS });
-    dns = await TestDnsServer.start();
-    const port = await freeSharedPort([SINK_HOST]);
-    sink = await MxSink.start({ host: SINK_HOST, port });
-    dns.set('inbox.test', 'MX', [{ exchange: 'mx.inbox.test', priority: 10 }]).set('mx.inbox.test', 'A', [SINK_HOST]);
+    const inbox = await startInbox(SINK_HOST);
+    ({ dns, sink } = inbox);
+    const { port } = inbox;
     const shared = {
       HERALD_REGIONS: 'us-east-1,eu-west-1',
       DATABASE_SCHEMA: schema,

@@ -1,8 +1,9 @@
 import { Client } from 'pg';
 import { regionOfId } from '@herald/core';
-import { freeSharedPort, isolatedConfig, IsolatedConfig, MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
+import { isolatedConfig, IsolatedConfig, MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
 import { Running, startHeraldAll, waitFor } from '../support/herald-all';
 import { envOf } from '../support/herald-process';
+import { startInbox } from '../support/inbox';
 
 const SINK_HOST = '127.0.0.42';
 
@@ -36,10 +37,9 @@ describe('herald all on a NATS supercluster, with eu-west-1 in a database of its
   beforeAll(async () => {
     cluster = await startSupercluster({ regions: [{ name: 'us-east-1' }, { name: 'eu-west-1' }] });
     isolated = await isolatedConfig({ NATS_URL: cluster.urls('us-east-1').join(',') });
-    dns = await TestDnsServer.start();
-    const port = await freeSharedPort([SINK_HOST]);
-    sink = await MxSink.start({ host: SINK_HOST, port });
-    dns.set('inbox.test', 'MX', [{ exchange: 'mx.inbox.test', priority: 10 }]).set('mx.inbox.test', 'A', [SINK_HOST]);
+    const inbox = await startInbox(SINK_HOST);
+    ({ dns, sink } = inbox);
+    const { port } = inbox;
     db = new Client({ connectionString: isolated.config.DATABASE_URL });
     await db.connect();
     await db.query(`SET search_path TO "${isolated.config.DATABASE_SCHEMA}"`);

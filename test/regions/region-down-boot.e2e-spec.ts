@@ -4,12 +4,13 @@ import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { sendStreamName } from '@herald/bus';
 import { OpsServer } from '@herald/observability';
-import { freeSharedPort, MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
+import { MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
 import { ApiApp, startApi } from '../../apps/api/src/api.app';
 import { startWebhooks } from '../../apps/webhooks/src/webhooks.app';
 import { SENDERS_DURABLE, startWorker } from '../../apps/worker/src/worker.app';
 import { call, startTestApi, TestApi } from '../support/api-harness';
 import { waitFor } from '../support/herald-all';
+import { startInbox } from '../support/inbox';
 
 const SINK_HOST = '127.0.0.46';
 /** What a booting role may take with the other region down (a boot on an idle machine takes 1 to 3 s). */
@@ -35,10 +36,9 @@ describe('a region down: roles of the other region booting during the outage', (
 
   beforeAll(async () => {
     cluster = await startSupercluster({ regions: [{ name: 'us-east-1' }, { name: 'eu-west-1' }] });
-    dns = await TestDnsServer.start();
-    const port = await freeSharedPort([SINK_HOST]);
-    sink = await MxSink.start({ host: SINK_HOST, port });
-    dns.set('inbox.test', 'MX', [{ exchange: 'mx.inbox.test', priority: 10 }]).set('mx.inbox.test', 'A', [SINK_HOST]);
+    const inbox = await startInbox(SINK_HOST);
+    ({ dns, sink } = inbox);
+    const { port } = inbox;
     // The first generation of us-east-1's roles: it makes both regions' streams and us-east-1's consumers.
     api = await startTestApi({
       HERALD_REGION: 'us-east-1',

@@ -1,9 +1,10 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
-import { freeSharedPort, MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
+import { MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
 import { startWorker } from '../../apps/worker/src/worker.app';
 import { call, startTestApi, TestApi } from '../support/api-harness';
 import { waitFor } from '../support/herald-all';
+import { startInbox } from '../support/inbox';
 
 const SINK_HOST = '127.0.0.43';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,10 +27,9 @@ describe('a region down: its NATS cluster lost', () => {
 
   beforeAll(async () => {
     cluster = await startSupercluster({ regions: [{ name: 'us-east-1' }, { name: 'eu-west-1' }] });
-    dns = await TestDnsServer.start();
-    const port = await freeSharedPort([SINK_HOST]);
-    sink = await MxSink.start({ host: SINK_HOST, port });
-    dns.set('inbox.test', 'MX', [{ exchange: 'mx.inbox.test', priority: 10 }]).set('mx.inbox.test', 'A', [SINK_HOST]);
+    const inbox = await startInbox(SINK_HOST);
+    ({ dns, sink } = inbox);
+    const { port } = inbox;
     api = await startTestApi({
       HERALD_REGION: 'us-east-1',
       HERALD_REGIONS: 'us-east-1,eu-west-1',

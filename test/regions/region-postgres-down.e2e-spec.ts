@@ -2,12 +2,13 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
 import { runMigrations } from '@herald/database';
 import { DomainsRepository } from '@herald/domains';
-import { freeSharedPort, MxSink, PrivatePostgres, startPrivatePostgres, TestDnsServer } from '@herald/testing';
+import { MxSink, PrivatePostgres, startPrivatePostgres, TestDnsServer } from '@herald/testing';
 import { startWorker } from '../../apps/worker/src/worker.app';
 import { call, markVerified, startTestApi, TestApi, TestTeam } from '../support/api-harness';
 import { DashboardClient } from '../support/dashboard-client';
 import { verifiedUser } from '../support/dashboard-browser';
 import { waitFor } from '../support/herald-all';
+import { startInbox } from '../support/inbox';
 
 const SINK_HOST = '127.0.0.45';
 
@@ -31,10 +32,9 @@ describe("a region down: its email plane's Postgres lost", () => {
 
   beforeAll(async () => {
     euPostgres = await startPrivatePostgres();
-    dns = await TestDnsServer.start();
-    const port = await freeSharedPort([SINK_HOST]);
-    sink = await MxSink.start({ host: SINK_HOST, port });
-    dns.set('inbox.test', 'MX', [{ exchange: 'mx.inbox.test', priority: 10 }]).set('mx.inbox.test', 'A', [SINK_HOST]);
+    const inbox = await startInbox(SINK_HOST);
+    ({ dns, sink } = inbox);
+    const { port } = inbox;
     api = await startTestApi({
       HERALD_REGION: 'us-east-1',
       HERALD_REGIONS: 'us-east-1,eu-west-1',

@@ -4,9 +4,10 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { eventsStreamName, NatsService, RegionAvailability, sendStreamName, sendSubject, StreamsService } from '@herald/bus';
 import { HeraldConfig } from '@herald/config';
-import { freeSharedPort, MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
+import { MxSink, startSupercluster, Supercluster, TestDnsServer } from '@herald/testing';
 import { startWorker } from '../../apps/worker/src/worker.app';
 import { call, startTestApi, TestApi } from '../support/api-harness';
+import { startInbox } from '../support/inbox';
 
 const SINK_HOST = '127.0.0.41';
 const REGIONS = ['us-east-1', 'eu-west-1'] as const;
@@ -36,10 +37,9 @@ describe('regions on a NATS supercluster', () => {
       ],
       gatewayLatencyMs: 0,
     });
-    dns = await TestDnsServer.start();
-    const port = await freeSharedPort([SINK_HOST]);
-    sink = await MxSink.start({ host: SINK_HOST, port });
-    dns.set('inbox.test', 'MX', [{ exchange: 'mx.inbox.test', priority: 10 }]).set('mx.inbox.test', 'A', [SINK_HOST]);
+    const inbox = await startInbox(SINK_HOST);
+    ({ dns, sink } = inbox);
+    const { port } = inbox;
     api = await startTestApi({
       HERALD_REGION: 'us-east-1',
       HERALD_REGIONS: REGIONS.join(','),
