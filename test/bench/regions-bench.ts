@@ -24,10 +24,8 @@
 // --batch-connections N (16), --mixed-connections N (8, phase 6's B load), --latency MS (50, each
 // way), --no-save.
 import './aliases';
-import { ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { sendStreamName } from '@herald/bus';
@@ -37,7 +35,7 @@ import { benchMain, heraldCli, ServerProcess, startHeraldApi } from './bench-pro
 import { saveResults } from './bench-report';
 import { BenchWorld, withPg } from './bench-world';
 import { backgroundLoad } from './cpu-meter';
-import type { RegionsCommand, RegionsReply } from './regions-infra';
+import { Regions } from './regions-client';
 import { printRegionsReport, type Durability, type Phase } from './regions-report';
 
 const A = 'us-east-1';
@@ -67,65 +65,6 @@ const directUrlB = (() => {
   url.pathname = `/${databaseB}`;
   return url.href;
 })();
-
-/** The regions' child process (regions-infra.ts): the supercluster, B's database proxy, the delay. */
-class Regions {
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
-  private next = 0;
-
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly natsA: string[],
-    readonly natsB: string[],
-    /** A's node's monitoring port: it answers for its streams without JetStream's meta leader. */
-    readonly monitorA: string,
-    readonly proxyPort: number,
-    /** A's Postgres server and Redis as B reaches them (for B's API). */
-    readonly controlProxyPort: number,
-    readonly redisProxyPort: number,
-  ) {
-    child.on('message', (reply: RegionsReply) => {
-      if (reply.type === 'ready' || reply.id === undefined) return;
-      const waiter = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
-      if (reply.type === 'done') waiter?.resolve();
-      else waiter?.reject(new Error(`regions: ${reply.message}`));
-    });
-  }
-
-  static async start(postgresPort: number, redisPort: number): Promise<Regions> {
-    const child = fork(join(__dirname, 'regions-infra.js'), [], {
-      env: { ...process.env, BENCH_B_PG_PORT: String(postgresPort), BENCH_REDIS_PORT: String(redisPort) },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    const ready = await new Promise<RegionsReply>((resolve, reject) => {
-      child.once('message', resolve);
-      child.once('exit', (code) => reject(new Error(`regions-infra exited ${code} before it was ready`)));
-    });
-    if (ready.type !== 'ready') {
-      child.kill('SIGKILL');
-      throw new Error(`regions-infra: ${ready.type === 'failed' ? ready.message : ready.type}`);
-    }
-    return new Regions(child, ready.natsA, ready.natsB, ready.monitorA, ready.proxyPort, ready.controlProxyPort, ready.redisProxyPort);
-  }
-
-  command(type: RegionsCommand['type'], ms = 0): Promise<void> {
-    if (!this.child.connected) return Promise.resolve();
-    const id = ++this.next;
-    const done = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
-    this.child.send({ id, type, ms } as RegionsCommand);
-    return done;
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    await this.command('stop').catch(() => undefined);
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
 
 let regions: Regions | null = null;
 
@@ -200,14 +139,14 @@ const planeUrl = (region: string) => (region === A ? world.config.DATABASE_URL :
 async function countPublished(region: string): Promise<number> {
   const stream = sendStreamName(world.config.NATS_NAMESPACE, region);
   if (region === A) {
-    const jsz = (await (await fetch(`${regions!.monitorA}/jsz?accounts=true&streams=true`)).json()) as {
+    const jsz = (await (await fetch(`${regions!.at.monitorA}/jsz?accounts=true&streams=true`)).json()) as {
       account_details?: { stream_detail?: { name: string; state: { messages: number } }[] }[];
     };
     const found = jsz.account_details?.flatMap((a) => a.stream_detail ?? []).find((s) => s.name === stream);
     if (!found) throw new Error(`${stream} is not on A's node`);
     return found.state.messages;
   }
-  const nc = await connect({ servers: regions!.natsA });
+  const nc = await connect({ servers: regions!.at.natsA });
   try {
     return (await (await jetstreamManager(nc)).streams.info(stream)).state.messages;
   } finally {
@@ -265,21 +204,21 @@ function envOfB(r: Regions): NodeJS.ProcessEnv {
     parsed.port = String(port);
     return parsed.href;
   };
-  const controlFromB = far(world.config.DATABASE_URL, r.controlProxyPort);
+  const controlFromB = far(world.config.DATABASE_URL, r.at.controlProxyPort);
   return {
     ...world.env,
     HERALD_REGION: B,
-    NATS_URL: r.natsB.join(','),
+    NATS_URL: r.at.natsB.join(','),
     DATABASE_URL: directUrlB,
     CONTROL_DATABASE_URL: controlFromB,
     REGION_DATABASE_URLS: `${A}=${controlFromB}`,
-    REDIS_URL: far(world.config.REDIS_URL, r.redisProxyPort),
+    REDIS_URL: far(world.config.REDIS_URL, r.at.redisProxyPort),
     REDIS_REGION: A,
   };
 }
 
 async function describeMachine(): Promise<Record<string, unknown>> {
-  const nc = await connect({ servers: regions!.natsA });
+  const nc = await connect({ servers: regions!.at.natsA });
   try {
     return await withPg(world.config.DATABASE_URL, async (pg) => ({
       cpu: cpus()[0]?.model ?? 'unknown',
@@ -306,11 +245,11 @@ async function run(servers: ServerProcess[]): Promise<void> {
   regions = await Regions.start(Number(new URL(directUrlB).port || 5432), Number(new URL(world.config.REDIS_URL).port || 6379));
   const proxiedUrlB = new URL(directUrlB);
   proxiedUrlB.hostname = '127.0.0.1';
-  proxiedUrlB.port = String(regions.proxyPort);
+  proxiedUrlB.port = String(regions.at.proxyPort);
   Object.assign(world.env, {
     HERALD_REGIONS: `${A},${B}`,
     HERALD_REGION: A,
-    NATS_URL: regions.natsA.join(','),
+    NATS_URL: regions.at.natsA.join(','),
     NATS_PLACE_BY_REGION: 'true',
     REGION_DATABASE_URLS: `${B}=${proxiedUrlB.href}`,
   });
