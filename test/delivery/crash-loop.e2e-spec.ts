@@ -18,11 +18,12 @@ const RATE = 40;
 /** The slow MX answers the end of data this long after it: transactions stay open across kills. */
 const SLOW_MS = 1_500;
 /**
- * A claim's lease (production: 60 s), renewed every third of it. It was 4 s: twice this session,
- * on CI's loaded machine, a renewal came later than the lease, another claim took the email over
- * while the first still held it in the slow MX's queue, and both sent it (two unexplained
- * duplicates, 11 and 376 ms apart, from one live process). 8 s is still far shorter than
- * production's; the takeover of a live holder's email is recorded as an open problem.
+ * A claim's lease (production: 60 s), renewed every third of it. At 4 s, twice on CI's loaded
+ * machine, a renewal came later than the lease, another claim took the email over while the
+ * first still held it in the slow MX's queue, and both sent it (two unexplained duplicates). Each
+ * job now asks whether its claim still holds right before its transaction (DeliveryService's
+ * stillHeld; fault 11 shows it), so a late renewal no longer sends twice; 8 s leaves a
+ * transaction already under way on a loaded machine more room.
  */
 const CLAIM_SECONDS = 8;
 const FAST = ['fast1.loop.test', 'fast2.loop.test', 'fast3.loop.test'];

@@ -46,6 +46,12 @@ export interface DeliveryJob {
   message: Buffer;
   /** The sending domain's `tls` is `enforced`: no STARTTLS offered means deferred, never plaintext. */
   requireTls: boolean;
+  /**
+   * Asked once a connection is ready, right before the transaction: whether the email is still
+   * this worker's to send. False (its claim ran out while the job waited, and another attempt may
+   * have taken it over) hands the job back unsent.
+   */
+  held?: () => Promise<boolean>;
 }
 
 /** Whether an email may be claimed now, or waits its turn (about `expectedWaitMs`) on a destination's waitlist. */

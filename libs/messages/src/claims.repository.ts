@@ -58,10 +58,12 @@ const RENEW_CLAIMS = NamedStatement.of(
   `WITH renewed AS (
          UPDATE email_recipients SET claimed_until = now() + make_interval(secs => $2)
           WHERE claim_token = ANY($1::uuid[]) AND status = 'sending'
-         RETURNING email_id
+         RETURNING email_id, claim_token
+       ), leased AS (
+         UPDATE emails SET dispatch_at = now() + make_interval(secs => $2)
+          WHERE id IN (SELECT email_id FROM renewed) AND dispatch_at IS NOT NULL
        )
-       UPDATE emails SET dispatch_at = now() + make_interval(secs => $2)
-        WHERE id IN (SELECT email_id FROM renewed) AND dispatch_at IS NOT NULL`,
+       SELECT DISTINCT email_id, claim_token FROM renewed`,
 );
 const POSTPONE = NamedStatement.of(
   'postpone_emails',
@@ -195,10 +197,15 @@ export class ClaimsRepository {
     });
   }
 
-  /** Extends live claims (and their emails' leases); a claim whose outcome is recorded is gone already. */
-  async renewClaims(tokens: string[], claimSeconds: number): Promise<void> {
-    if (!tokens.length) return;
-    await RENEW_CLAIMS.run(this.db, [tokens, claimSeconds]);
+  /**
+   * Extends live claims (and their emails' leases) and returns the emails each token still holds.
+   * A claim whose outcome is recorded is gone already; one that ran out and was taken over holds
+   * nothing any more, and is not extended.
+   */
+  async renewClaims(tokens: string[], claimSeconds: number): Promise<{ emailId: string; token: string }[]> {
+    if (!tokens.length) return [];
+    const { rows } = await RENEW_CLAIMS.run<{ email_id: string; claim_token: string }>(this.db, [tokens, claimSeconds]);
+    return rows.map((r) => ({ emailId: r.email_id, token: r.claim_token }));
   }
 
   /**

@@ -104,8 +104,8 @@ export class EmailStore {
     return this.claims.claim(emailIds, claimSeconds, onClaim);
   }
 
-  /** Extends the live claims of these tokens and their emails' leases. */
-  renewClaims(tokens: string[], claimSeconds: number): Promise<void> {
+  /** Extends the live claims of these tokens and their emails' leases; returns the emails each token still holds. */
+  renewClaims(tokens: string[], claimSeconds: number): Promise<{ emailId: string; token: string }[]> {
     return this.claims.renewClaims(tokens, claimSeconds);
   }
 

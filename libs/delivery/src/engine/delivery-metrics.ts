@@ -14,6 +14,7 @@ export class DeliveryMetrics {
   private readonly builds;
   private readonly queueFull;
   private readonly postponements;
+  private readonly claimsLost;
 
   constructor(metrics: MetricsService) {
     this.outcomes = metrics.counter('herald_delivery_outcomes_total', 'Recipient outcomes recorded by the sender actors', ['outcome']);
@@ -40,6 +41,10 @@ export class DeliveryMetrics {
       'Emails postponed unclaimed because a destination of theirs had a full queue, and postponed emails called back once it had room',
       ['step'],
     );
+    this.claimsLost = metrics.counter(
+      'herald_delivery_claims_lost_total',
+      'SMTP transactions not started because the claim on their email had run out (another attempt may hold it)',
+    );
   }
 
   claimed(email: ClaimedEmail): void {
@@ -55,6 +60,10 @@ export class DeliveryMetrics {
   transmitted(results: RecipientResult[]): void {
     const full = results.filter((r) => r.outcome.kind === 'deferred' && r.outcome.queueFull).length;
     if (full) this.queueFull.inc(full);
+  }
+
+  claimLost(): void {
+    this.claimsLost.inc();
   }
 
   postponed(): void {

@@ -29,6 +29,9 @@ import { DELIVERY_CONFIG, DeliveryConfig } from '../delivery.config';
 /** The Transmitter the engine sends through (SmtpTransmitter in the worker). */
 export const TRANSMITTER = Symbol('TRANSMITTER');
 
+/** A claim a renewal found taken over. */
+const LOST = -Infinity;
+
 /** A record is tried at least this many times, and for as long as its claim lasts. */
 const RECORD_ATTEMPTS = 5;
 /** The longest wait between two tries of a record. */
@@ -63,8 +66,15 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly metrics: DeliveryMetrics;
   private readonly verpKey: HmacSha256Key;
   private readonly trackingLinks: TrackingLinks;
-  /** Claims this worker holds (by token) and how many of their emails are still in flight. */
-  private readonly claimsHeld = new Map<string, number>();
+  /**
+   * The claimed emails this worker works on, by `token emailId`: until when (performance.now()) its
+   * claim surely lasts, LOST once a renewal found it taken over. The claim's statement starting at
+   * t sets claimed_until to Postgres's now() + the claim's seconds, later than t + those seconds, so
+   * this bound errs early.
+   */
+  private readonly leases = new Map<string, number>();
+  /** When each claimed email's claim statement started. */
+  private readonly claimedAt = new WeakMap<ClaimedEmail, number>();
   /** Every claimed email's work until its outcome is recorded, whether its command still waits on it or not. */
   private readonly inProgress = new Set<Promise<void>>();
   private readonly claimKeeper = new PeriodicJob(
@@ -143,30 +153,65 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async send(email: ClaimedEmail, waiting: () => void): Promise<void> {
-    this.claimsHeld.set(email.token, (this.claimsHeld.get(email.token) ?? 0) + 1);
+    const key = `${email.token} ${email.id}`;
+    this.leases.set(key, (this.claimedAt.get(email) ?? performance.now()) + this.config.DELIVERY_CLAIM_SECONDS * 1000);
     try {
-      const outcome = await this.attempt(email, waiting);
+      const outcome = await this.attempt(email, waiting, () => this.stillHeld(key));
       const fresh = await this.recordWithRetry(outcome);
       this.outbox.publish(fresh);
     } finally {
       this.transmitter.release?.(email.id);
-      const left = (this.claimsHeld.get(email.token) ?? 1) - 1;
-      if (left > 0) this.claimsHeld.set(email.token, left);
-      else this.claimsHeld.delete(email.token);
+      this.leases.delete(key);
     }
   }
 
-  /** Keeps this worker's claims alive while it works on them (a queue wait, a slow MX). */
+  /**
+   * Keeps this worker's claims alive while it works on them (a queue wait, a slow MX), and learns
+   * which were taken over: a renewal that came too late (the process stalled, Postgres slow to
+   * answer) cannot win a claim back once another attempt has it.
+   */
   private async renewClaims(): Promise<number> {
-    const tokens = [...this.claimsHeld.keys()];
-    await this.store.renewClaims(tokens, this.config.DELIVERY_CLAIM_SECONDS);
+    const keys = [...this.leases.keys()];
+    const tokens = [...new Set(keys.map((key) => key.slice(0, key.indexOf(' '))))];
+    if (!tokens.length) return 0;
+    const startedAt = performance.now();
+    const renewed = new Set((await this.store.renewClaims(tokens, this.config.DELIVERY_CLAIM_SECONDS)).map((r) => `${r.token} ${r.emailId}`));
+    const until = startedAt + this.config.DELIVERY_CLAIM_SECONDS * 1000;
+    // An email recorded meanwhile is no longer held either; its key is gone or about to be.
+    for (const key of keys) if (this.leases.has(key)) this.leases.set(key, renewed.has(key) ? until : LOST);
     return tokens.length;
   }
 
+  /**
+   * The fence before each SMTP transaction: true while the claim surely lasts a third of its
+   * lifetime more (the keeper renews it every third), otherwise only once a renewal, the running
+   * one or one run now, has confirmed it. A job whose email was taken over is never sent: the
+   * attempt that holds it now sends it.
+   */
+  private async stillHeld(key: string): Promise<boolean> {
+    const margin = (this.config.DELIVERY_CLAIM_SECONDS * 1000) / 3;
+    const lasts = () => (this.leases.get(key) ?? LOST) - performance.now() > margin;
+    if (lasts()) return true;
+    if (this.leases.get(key) !== LOST) {
+      try {
+        await this.claimKeeper.runOnce();
+        if (lasts()) return true;
+      } catch (error) {
+        this.logger.warn(`could not confirm the claim ${key}: ${(error as Error).message}`);
+      }
+    }
+    this.metrics.claimLost();
+    const why = this.leases.get(key) === LOST ? 'another attempt took it over' : 'no renewal confirmed it in time';
+    this.logger.warn(`claim ${key} ran out before its SMTP transaction (${why}); the job was not sent`);
+    return false;
+  }
+
   private async claimMany(ids: string[]): Promise<(ClaimedEmail | null)[]> {
+    const startedAt = performance.now();
     const { claimed, events } = await this.store.claim(ids, this.config.DELIVERY_CLAIM_SECONDS, (emails) =>
       emails.filter((e) => e.firstClaim).map((e) => emailEvent('email.sent', e, e.to, heraldClock.now(), ONCE_PER_EMAIL)),
     );
+    for (const email of claimed.values()) this.claimedAt.set(email, startedAt);
     this.outbox.publish(events);
     // The same email twice in one group (a duplicate command) is claimed once.
     const seen = new Set<string>();
@@ -178,7 +223,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /** Every claimed recipient's outcome. Never throws: what cannot be attempted is deferred or failed. */
-  private async attempt(email: ClaimedEmail, waiting: () => void): Promise<EmailOutcome> {
+  private async attempt(email: ClaimedEmail, waiting: () => void, held: () => Promise<boolean>): Promise<EmailOutcome> {
     const collect = new OutcomeCollector(email, {
       scheduleSeconds: this.config.DELIVERY_RETRY_SCHEDULE,
       expirySeconds: this.config.DELIVERY_EXPIRY_SECONDS,
@@ -192,7 +237,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       return !test && !r.suppressedBy;
     });
     if (real.length) {
-      await this.deliver(email, real, collect, waiting).catch((error: unknown) => {
+      await this.deliver(email, real, collect, waiting, held).catch((error: unknown) => {
         // A lookup or build that broke (Postgres unreachable, a bug) defers; nothing was sent yet.
         this.logger.error(`email ${email.id} could not be prepared: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         collect.deferredAll(real, '451 4.3.0 Herald could not prepare the email; it will try again');
@@ -203,7 +248,13 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     return outcome;
   }
 
-  private async deliver(email: ClaimedEmail, recipients: ClaimedEmail['recipients'], collect: OutcomeCollector, waiting: () => void): Promise<void> {
+  private async deliver(
+    email: ClaimedEmail,
+    recipients: ClaimedEmail['recipients'],
+    collect: OutcomeCollector,
+    waiting: () => void,
+    held: () => Promise<boolean>,
+  ): Promise<void> {
     const fromAddress = parseAddress(email.from)?.address ?? email.from;
     const lookup = await this.identities.lookup(email.teamId, addressDomain(fromAddress));
     if (!lookup.ok) return collect.failed(recipients, lookup.reason, lookup.message);
@@ -242,6 +293,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
             envelopeFrom: prepared.envelopeFrom,
             message,
             requireTls: lookup.identity.requireTls,
+            held,
           },
           waiting,
         ),

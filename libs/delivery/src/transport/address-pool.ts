@@ -85,6 +85,13 @@ export class AddressPool {
     });
   }
 
+  /** A connection acquired and not used: back to the idle ones, its transaction count unchanged. */
+  giveBack(lease: Lease): void {
+    if (!this.open.has(lease.connection)) return;
+    lease.idleTimer = setTimeout(() => this.retire(lease), IDLE_MS).unref();
+    this.idle.push(lease);
+  }
+
   /** QUITs idle connections politely, closing any that do not answer within the command timeout. */
   async close(): Promise<void> {
     const quit = ({ connection, idleTimer }: Lease) =>

@@ -153,4 +153,24 @@ describe('Destination: dead-destination memory and waiting jobs', () => {
     expect(told).toEqual([2]);
     for (const delivery of jobs) expect(await outcome(delivery)).toMatchObject({ kind: 'delivered' });
   });
+
+  it('asks a job whether its email is still held once its connection is ready, and sends nothing for one that is not', async () => {
+    const t = transmitter({ connectionsPerDestination: 1 });
+    sink.behave({ delayMs: 300 });
+    const asked: string[] = [];
+    const fenced = (held: boolean): DeliveryJob => {
+      const j = job();
+      return { ...j, held: async () => (asked.push(j.emailId), held) };
+    };
+    // The second waits behind the first; by its turn its claim is gone (another attempt holds the email).
+    const [first, lost, third] = [fenced(true), fenced(false), fenced(true)];
+    const results = await Promise.all([first, lost, third].map((j) => outcome(t.deliver(j))));
+    expect(asked).toEqual([first.emailId, lost.emailId, third.emailId]);
+    expect(results[0]).toMatchObject({ kind: 'delivered' });
+    expect(results[1]).toMatchObject({ kind: 'deferred', mx: null, notAttempted: true, response: expect.stringContaining('not sent') });
+    expect(results[2]).toMatchObject({ kind: 'delivered' });
+    expect(sink.messages.map((m) => m.recipients)).toEqual([first.recipients, third.recipients]);
+    // The connection the lost job was given went back unused: one session carried both.
+    expect(sink.connections).toBe(1);
+  });
 });

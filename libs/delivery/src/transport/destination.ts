@@ -56,6 +56,9 @@ const MAX_WAITLIST = 100_000;
 
 type Waiting = { job: DeliveryJob; hosts: MxHost[]; resolve: (results: RecipientResult[]) => void; started?: true };
 
+/** A job whose email's claim ran out before its transaction (it is another attempt's now, or will be). */
+const CLAIM_LOST_REPLY = '451 4.3.0 Herald: the claim on this email ran out before it was sent; it was not sent';
+
 /** A job given back unstarted at shutdown. */
 export const handBack = (job: DeliveryJob): RecipientResult[] => deferAll(job, SHUTDOWN_REPLY, null, { notAttempted: true });
 
@@ -296,6 +299,10 @@ export class Destination {
           // A server refusing the TLS a job requires is reachable; it is not a reason to back off.
           if (!(job.requireTls && failure.code === 'ETLS')) unreachable = true;
           continue;
+        }
+        if (job.held && !(await job.held())) {
+          pool.giveBack(lease);
+          return deferAll(job, CLAIM_LOST_REPLY, null, { notAttempted: true });
         }
         const { results, siteFailure } = await pool.send(lease, job);
         if (siteFailure) this.health.failed(siteFailure);
