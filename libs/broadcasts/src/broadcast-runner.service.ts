@@ -17,8 +17,10 @@ import { BroadcastsRepository, FanOutCursorMoved, type FanOutState } from './bro
 import { chunkCounts, type FanOutChunk } from './fan-out-chunk';
 
 const POLL_MS = 1000;
-/** Chunks whose send commands are still being published while the next chunk is written. */
+/** Chunks whose send commands are still being published while the next chunks are written. */
 const DISPATCHES_IN_FLIGHT = 4;
+/** Chunks whose transactions run at once. */
+const CHUNKS_WRITTEN_AT_ONCE = 2;
 
 /**
  * The fan-out of broadcasts, run by the api role (BroadcastFanOutModule, as the dispatch
@@ -109,9 +111,13 @@ export class BroadcastRunner implements OnModuleDestroy {
   }
 
   /**
-   * The chunks one after another; the next chunk is read and rendered while the one before it
-   * is being written (it starts after that chunk's last contact, whether or not the write
-   * commits: if it does not, the fan-out stops and the prefetched chunk is dropped).
+   * The chunks in order, two written at once: while one chunk's transaction runs, the next is
+   * read, rendered and its own transaction started (Postgres works on both, on two connections).
+   * The cursor moves past each chunk in order, once its emails and those of every chunk before
+   * it committed. A chunk written beside one that fails, or a process killed with two open, is
+   * harmless: the cursor stays before the first chunk not known to be written, and writing that
+   * range again writes only the emails the ledger lacks. The chunk after the ones being written
+   * is read ahead; if the fan-out stops, it is dropped.
    */
   private async fanOut(state: FanOutState): Promise<number> {
     const { broadcast } = state;
@@ -119,42 +125,60 @@ export class BroadcastRunner implements OnModuleDestroy {
     const plan = await this.quota.plan(broadcast.teamId);
     let cursor = state.cursor;
     let written = 0;
+    /** Chunks being written, oldest first, whose cursor has not moved yet. */
+    const writing: { chunk: FanOutChunk; done: Promise<number> }[] = [];
+    /** Waits for the oldest chunk being written and moves the cursor past it. */
+    const settleOldest = async () => {
+      const { chunk, done } = writing[0]!;
+      written += await done;
+      writing.shift();
+      await this.advance(prepared, cursor, chunk);
+      cursor = chunk.cursor;
+    };
+    const settleAll = async () => {
+      while (writing.length) await settleOldest();
+    };
     let next = this.nextChunk(prepared, cursor);
-    for (;;) {
-      const current = await next;
-      if (this.job.isStopped) {
-        await this.repository.release(broadcast.id);
-        return written;
-      }
-      if (!current) {
-        if (await this.repository.finish(broadcast.id, cursor)) this.logger.log(`broadcast ${broadcast.id} sent`);
-        return written;
-      }
-      const { chunk, rows } = current;
-      next = this.nextChunk(prepared, chunk.cursor);
-      // The chunk's emails count against the plan's quota, as a batch's do; a spent quota holds the broadcast until it resets.
-      let reserved: Reservation | null = null;
-      try {
-        if (rows.length) reserved = await this.quota.reserve(broadcast.teamId, plan, rows.length);
-      } catch (error) {
-        await next.catch(() => undefined);
-        if (!isQuotaExceeded(error)) throw error;
-        await this.repository.pause(broadcast.id, error.retryAfterSeconds ?? 3600);
-        this.logger.warn(`broadcast ${broadcast.id} waits for its team's quota: ${error.message}`);
-        return written;
-      }
-      try {
-        written += reserved ? await this.write(broadcast, chunk, rows, reserved) : 0;
-        await this.advance(prepared, cursor, chunk);
-      } catch (error) {
-        await next.catch(() => undefined);
-        if (error instanceof FanOutCursorMoved) {
-          this.logger.warn(error.message);
+    try {
+      for (;;) {
+        const current = await next;
+        if (this.job.isStopped) {
+          await settleAll();
+          await this.repository.release(broadcast.id);
           return written;
         }
-        throw error;
+        if (!current) {
+          await settleAll();
+          if (await this.repository.finish(broadcast.id, cursor)) this.logger.log(`broadcast ${broadcast.id} sent`);
+          return written;
+        }
+        const { chunk, rows } = current;
+        next = this.nextChunk(prepared, chunk.cursor);
+        // Handled now, awaited later: a failure meanwhile is not an unhandled rejection.
+        next.catch(() => undefined);
+        // The chunk's emails count against the plan's quota, as a batch's do; a spent quota holds the broadcast until it resets.
+        let reserved: Reservation | null = null;
+        try {
+          if (rows.length) reserved = await this.quota.reserve(broadcast.teamId, plan, rows.length);
+        } catch (error) {
+          if (!isQuotaExceeded(error)) throw error;
+          await settleAll();
+          await this.repository.pause(broadcast.id, error.retryAfterSeconds ?? 3600);
+          this.logger.warn(`broadcast ${broadcast.id} waits for its team's quota: ${error.message}`);
+          return written;
+        }
+        const done = reserved ? this.write(broadcast, chunk, rows, reserved) : Promise.resolve(0);
+        done.catch(() => undefined);
+        writing.push({ chunk, done });
+        if (writing.length >= CHUNKS_WRITTEN_AT_ONCE) await settleOldest();
       }
-      cursor = chunk.cursor;
+    } catch (error) {
+      await Promise.allSettled([next, ...writing.map((w) => w.done)]);
+      if (error instanceof FanOutCursorMoved) {
+        this.logger.warn(error.message);
+        return written;
+      }
+      throw error;
     }
   }
 
