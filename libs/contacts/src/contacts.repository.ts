@@ -24,6 +24,37 @@ export const CONTACT_EVENT_DATA_SQL = `jsonb_build_object(
   'id', c.id, 'audience_id', c.segment_ids[1], 'segment_ids', to_jsonb(c.segment_ids),
   'created_at', ${iso('c.created_at')}, 'updated_at', ${iso('c.updated_at')},
   'email', c.email, 'first_name', c.first_name, 'last_name', c.last_name, 'unsubscribed', c.unsubscribed)`;
+/**
+ * A page of a segment's members, as a broadcast's fan-out reads them: only what it uses (no
+ * timestamps to parse, 1,000 rows a page), prepared once per connection. The first page and the
+ * ones after a contact are two statements: a prepared `$3 IS NULL OR id > $3` would get a generic
+ * plan that cannot start its scans at the cursor, and each page would read every one before it.
+ */
+const segmentMembersPage = (name: string, after: string) =>
+  NamedStatement.of(
+    name,
+    `SELECT c.id, c.email, c.first_name, c.last_name, c.unsubscribed, c.properties, ct.subscription
+       FROM segment_contacts sc
+       JOIN contacts c ON c.id = sc.contact_id
+       LEFT JOIN contact_topics ct ON ct.contact_id = sc.contact_id AND ct.topic_id = $3
+      WHERE sc.segment_id = $2 AND sc.team_id = $1 ${after}
+      ORDER BY sc.contact_id
+      LIMIT $4`,
+  );
+const SEGMENT_MEMBERS_FIRST = segmentMembersPage('segment_members_first', '');
+const SEGMENT_MEMBERS_AFTER = segmentMembersPage('segment_members_after', 'AND sc.contact_id > $5::uuid AND c.id > $5::uuid');
+
+/** A segment member as segmentMembers reads it. */
+export interface SegmentMemberRow {
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  unsubscribed: boolean;
+  properties: Record<string, PropertyValue>;
+  subscription: TopicSubscription | null;
+}
+
 const C_COLUMNS = COLUMNS.split(', ')
   .map((c) => `c.${c}`)
   .join(', ');
@@ -278,18 +309,26 @@ export class ContactsRepository {
     afterContactId: string | null,
     limit: number,
     topicId: string | null,
-  ): Promise<(Contact & { subscription: TopicSubscription | null })[]> {
-    const rows: (ContactRow & { subscription: TopicSubscription | null })[] = await this.db.query(
-      `SELECT ${C_COLUMNS}, ct.subscription
-         FROM segment_contacts sc
-         JOIN contacts c ON c.id = sc.contact_id
-         LEFT JOIN contact_topics ct ON ct.contact_id = sc.contact_id AND ct.topic_id = $4
-        WHERE sc.segment_id = $2 AND sc.team_id = $1 AND ($3::uuid IS NULL OR (sc.contact_id > $3::uuid AND c.id > $3::uuid))
-        ORDER BY sc.contact_id
-        LIMIT $5`,
-      [teamId, segmentId, afterContactId, topicId, limit],
-    );
-    return rows.map((row) => ({ ...toContact(row), subscription: row.subscription }));
+  ): Promise<SegmentMemberRow[]> {
+    const statement = afterContactId === null ? SEGMENT_MEMBERS_FIRST : SEGMENT_MEMBERS_AFTER;
+    const { rows } = await statement.run<{
+      id: string;
+      email: string;
+      first_name: string | null;
+      last_name: string | null;
+      unsubscribed: boolean;
+      properties: Record<string, PropertyValue> | null;
+      subscription: TopicSubscription | null;
+    }>(this.db, afterContactId === null ? [teamId, segmentId, topicId, limit] : [teamId, segmentId, topicId, limit, afterContactId]);
+    return rows.map((row) => ({
+      id: row.id,
+      email: row.email,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      unsubscribed: row.unsubscribed,
+      properties: row.properties ?? {},
+      subscription: row.subscription,
+    }));
   }
 
   /**
