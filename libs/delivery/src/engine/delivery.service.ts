@@ -18,6 +18,7 @@ import { TrackingKeys, TrackingLinks } from '@herald/tracking';
 import { isHardBounce } from '../bounce-classification';
 import type { Bounce, Transmitter } from '../delivery.types';
 import { verpKey } from '../message';
+import { ClaimLeases } from './claim-leases';
 import { DeliveryMetrics } from './delivery-metrics';
 import { OutcomeCollector } from './outcome-collector';
 import { Postponements } from './postponements';
@@ -28,9 +29,6 @@ import { DELIVERY_CONFIG, DeliveryConfig } from '../delivery.config';
 
 /** The Transmitter the engine sends through (SmtpTransmitter in the worker). */
 export const TRANSMITTER = Symbol('TRANSMITTER');
-
-/** A claim a renewal found taken over. */
-const LOST = -Infinity;
 
 /** A record is tried at least this many times, and for as long as its claim lasts. */
 const RECORD_ATTEMPTS = 5;
@@ -66,13 +64,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly metrics: DeliveryMetrics;
   private readonly verpKey: HmacSha256Key;
   private readonly trackingLinks: TrackingLinks;
-  /**
-   * The claimed emails this worker works on, by `token emailId`: until when (performance.now()) its
-   * claim surely lasts, LOST once a renewal found it taken over. The claim's statement starting at
-   * t sets claimed_until to Postgres's now() + the claim's seconds, later than t + those seconds, so
-   * this bound errs early.
-   */
-  private readonly leases = new Map<string, number>();
+  /** The claims of the emails this worker works on, and until when each surely lasts. */
+  private readonly leases: ClaimLeases;
   /** When each claimed email's claim statement started. */
   private readonly claimedAt = new WeakMap<ClaimedEmail, number>();
   /** Every claimed email's work until its outcome is recorded, whether its command still waits on it or not. */
@@ -102,6 +95,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     this.verpKey = verpKey(config.DKIM_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(config.DKIM_ENCRYPTION_KEY, 'base64'));
     this.trackingLinks = new TrackingLinks(TrackingKeys.fromConfig(config), { protocol: config.TRACKING_PROTOCOL, port: config.TRACKING_PORT });
     this.metrics = new DeliveryMetrics(metrics);
+    this.leases = new ClaimLeases(config.DELIVERY_CLAIM_SECONDS * 1000);
     this.postponements = new Postponements(store, dispatcher, config.DELIVERY_CLAIM_SECONDS, this.metrics, this.logger);
     this.transmitter.onRoom?.((emailIds) => this.postponements.callBack(emailIds));
   }
@@ -153,15 +147,14 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async send(email: ClaimedEmail, waiting: () => void): Promise<void> {
-    const key = `${email.token} ${email.id}`;
-    this.leases.set(key, (this.claimedAt.get(email) ?? performance.now()) + this.config.DELIVERY_CLAIM_SECONDS * 1000);
+    const key = this.leases.hold(email.token, email.id, this.claimedAt.get(email) ?? performance.now());
     try {
       const outcome = await this.attempt(email, waiting, () => this.stillHeld(key));
       const fresh = await this.recordWithRetry(outcome);
       this.outbox.publish(fresh);
     } finally {
       this.transmitter.release?.(email.id);
-      this.leases.delete(key);
+      this.leases.release(key);
     }
   }
 
@@ -170,38 +163,25 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
    * which were taken over: a renewal that came too late (the process stalled, Postgres slow to
    * answer) cannot win a claim back once another attempt has it.
    */
-  private async renewClaims(): Promise<number> {
-    const keys = [...this.leases.keys()];
-    const tokens = [...new Set(keys.map((key) => key.slice(0, key.indexOf(' '))))];
-    if (!tokens.length) return 0;
-    const startedAt = performance.now();
-    const renewed = new Set((await this.store.renewClaims(tokens, this.config.DELIVERY_CLAIM_SECONDS)).map((r) => `${r.token} ${r.emailId}`));
-    const until = startedAt + this.config.DELIVERY_CLAIM_SECONDS * 1000;
-    // An email recorded meanwhile is no longer held either; its key is gone or about to be.
-    for (const key of keys) if (this.leases.has(key)) this.leases.set(key, renewed.has(key) ? until : LOST);
-    return tokens.length;
+  private renewClaims(): Promise<number> {
+    return this.leases.renew((tokens) => this.store.renewClaims(tokens, this.config.DELIVERY_CLAIM_SECONDS));
   }
 
   /**
-   * The fence before each SMTP transaction: true while the claim surely lasts a third of its
-   * lifetime more (the keeper renews it every third), otherwise only once a renewal, the running
-   * one or one run now, has confirmed it. A job whose email was taken over is never sent: the
-   * attempt that holds it now sends it.
+   * The fence before each SMTP transaction (ClaimLeases.check): a job whose email was taken over,
+   * or whose claim no renewal could confirm, is not sent. The attempt that holds the email now
+   * sends it; an unconfirmed claim still ours is recorded deferred, and tried again.
    */
   private async stillHeld(key: string): Promise<boolean> {
-    const margin = (this.config.DELIVERY_CLAIM_SECONDS * 1000) / 3;
-    const lasts = () => (this.leases.get(key) ?? LOST) - performance.now() > margin;
-    if (lasts()) return true;
-    if (this.leases.get(key) !== LOST) {
-      try {
-        await this.claimKeeper.runOnce();
-        if (lasts()) return true;
-      } catch (error) {
-        this.logger.warn(`could not confirm the claim ${key}: ${(error as Error).message}`);
-      }
-    }
+    const check = await this.leases.check(key, () =>
+      this.claimKeeper.runOnce().catch((error: Error) => {
+        this.logger.warn(`could not confirm the claim ${key}: ${error.message}`);
+        throw error;
+      }),
+    );
+    if (check === 'held') return true;
     this.metrics.claimLost();
-    const why = this.leases.get(key) === LOST ? 'another attempt took it over' : 'no renewal confirmed it in time';
+    const why = check === 'taken_over' ? 'another attempt took it over' : 'no renewal confirmed it in time';
     this.logger.warn(`claim ${key} ran out before its SMTP transaction (${why}); the job was not sent`);
     return false;
   }
