@@ -44,16 +44,8 @@ const segmentMembersPage = (name: string, after: string) =>
 const SEGMENT_MEMBERS_FIRST = segmentMembersPage('segment_members_first', '');
 const SEGMENT_MEMBERS_AFTER = segmentMembersPage('segment_members_after', 'AND sc.contact_id > $5::uuid AND c.id > $5::uuid');
 
-/** A segment member as segmentMembers reads it. */
-export interface SegmentMemberRow {
-  id: string;
-  email: string;
-  firstName: string | null;
-  lastName: string | null;
-  unsubscribed: boolean;
-  properties: Record<string, PropertyValue>;
-  subscription: TopicSubscription | null;
-}
+/** A segment member as segmentMembers reads it: the contact's own fields and its subscription to the topic asked about. */
+export type SegmentMemberRow = NewContact & { subscription: TopicSubscription | null };
 
 const C_COLUMNS = COLUMNS.split(', ')
   .map((c) => `c.${c}`)
