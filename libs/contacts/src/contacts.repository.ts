@@ -303,15 +303,9 @@ export class ContactsRepository {
     topicId: string | null,
   ): Promise<SegmentMemberRow[]> {
     const statement = afterContactId === null ? SEGMENT_MEMBERS_FIRST : SEGMENT_MEMBERS_AFTER;
-    const { rows } = await statement.run<{
-      id: string;
-      email: string;
-      first_name: string | null;
-      last_name: string | null;
-      unsubscribed: boolean;
-      properties: Record<string, PropertyValue> | null;
-      subscription: TopicSubscription | null;
-    }>(this.db, afterContactId === null ? [teamId, segmentId, topicId, limit] : [teamId, segmentId, topicId, limit, afterContactId]);
+    const { rows } = await statement.run<
+      Pick<ContactRow, 'id' | 'email' | 'first_name' | 'last_name' | 'unsubscribed' | 'properties'> & { subscription: TopicSubscription | null }
+    >(this.db, afterContactId === null ? [teamId, segmentId, topicId, limit] : [teamId, segmentId, topicId, limit, afterContactId]);
     return rows.map((row) => ({
       id: row.id,
       email: row.email,

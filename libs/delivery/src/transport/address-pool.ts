@@ -87,9 +87,7 @@ export class AddressPool {
 
   /** A connection acquired and not used: back to the idle ones, its transaction count unchanged. */
   giveBack(lease: Lease): void {
-    if (!this.open.has(lease.connection)) return;
-    lease.idleTimer = setTimeout(() => this.retire(lease), IDLE_MS).unref();
-    this.idle.push(lease);
+    if (this.open.has(lease.connection)) this.keepIdle(lease);
   }
 
   /** QUITs idle connections politely, closing any that do not answer within the command timeout. */
@@ -111,6 +109,10 @@ export class AddressPool {
       lease.connection.quit();
       return;
     }
+    this.keepIdle(lease);
+  }
+
+  private keepIdle(lease: Lease): void {
     lease.idleTimer = setTimeout(() => this.retire(lease), IDLE_MS).unref();
     this.idle.push(lease);
   }
