@@ -65,7 +65,25 @@ interface NodePlan extends SuperclusterNode {
   dir: string;
 }
 
+/** Starts made when a node's port was taken: each node's four ports are picked free, then bound later. */
+const PORT_TAKEN_ATTEMPTS = 3;
+
+/**
+ * Starts the supercluster. Its ports are found free and bound only when the nodes start, so
+ * another process on the machine can take one in between ("address already in use"); the whole
+ * start is then made again on new ports, up to PORT_TAKEN_ATTEMPTS times.
+ */
 export async function startSupercluster(options: SuperclusterOptions): Promise<Supercluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSuperclusterOnce(options);
+    } catch (error) {
+      if (attempt >= PORT_TAKEN_ATTEMPTS || !String((error as Error).message).includes('address already in use')) throw error;
+    }
+  }
+}
+
+async function startSuperclusterOnce(options: SuperclusterOptions): Promise<Supercluster> {
   if (options.regions.length < 1) throw new Error('a supercluster needs at least one region');
   const root = await mkdtemp(join(tmpdir(), 'herald-supercluster-'));
   const plans: NodePlan[] = [];
