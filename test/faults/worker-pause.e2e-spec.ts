@@ -36,16 +36,28 @@ describe('fault 11: a worker paused past its claims, then woken', () => {
     const slow = (await world.sink('slow.pause.test')).behave({ delayMs: 1_500 });
     const addresses = Array.from({ length: 16 }, (_, i) => `p${i}@slow.pause.test`);
     const accepted = await sendAll(world, team, addresses);
-    await waitUntil('transactions open at the slow MX', () => slow.connections >= 2 || `${slow.connections} connections`, 30_000);
+    const claimed = async () => {
+      const { rows } = await world.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM email_recipients WHERE email_id = ANY($1::uuid[]) AND status = 'sending'`,
+        [[...accepted.keys()]],
+      );
+      return rows[0].n;
+    };
+    // Pause only once jobs wait behind the open transactions: on a loaded machine the worker can
+    // open both connections before it has claimed the rest.
+    await waitUntil(
+      'transactions open at the slow MX and claimed jobs queued behind them',
+      async () => {
+        const n = await claimed();
+        return (slow.connections >= 2 && n > slow.connections) || `${slow.connections} connections, ${n} claimed`;
+      },
+      30_000,
+    );
     worker.child.kill('SIGSTOP');
     const pausedAt = Date.now();
     const connectionsAtPause = slow.connections;
     // What the frozen worker holds: the most that can go out twice.
-    const { rows } = await world.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM email_recipients WHERE email_id = ANY($1::uuid[]) AND status = 'sending'`,
-      [[...accepted.keys()]],
-    );
-    const claimedAtPause = rows[0].n;
+    const claimedAtPause = await claimed();
     // The MX answers the frozen worker's open transactions (it delivers what it took): those 250s
     // wait unread in the frozen worker's sockets.
     slow.behave('accept');
