@@ -23,9 +23,19 @@ export class NatsProbe {
     const ids: string[] = [];
     for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
       const msg = await this.jsm.streams.getMessage(stream, { seq }).catch(() => null);
-      if (msg) ids.push((msg.json() as { emailId: string }).emailId);
+      // A send command names one email; a send chunk (a broadcast's) lists several.
+      const command = msg?.json<{ emailId?: string; emails?: { id: string }[] }>();
+      if (command) ids.push(...(command.emails ? command.emails.map((e) => e.id) : [command.emailId!]));
     }
     return ids;
+  }
+
+  /** The last message on a region's send stream: its subject, Nats-Msg-Id and payload. */
+  async lastSendMessage(region: string): Promise<{ subject: string; msgId: string | undefined; payload: unknown }> {
+    const stream = sendStreamName(this.config.NATS_NAMESPACE, region);
+    const msg = await this.jsm.streams.getMessage(stream, { seq: (await this.jsm.streams.info(stream)).state.last_seq });
+    if (!msg) throw new Error(`the send stream of ${region} is empty`);
+    return { subject: msg.subject, msgId: msg.header?.get('Nats-Msg-Id'), payload: msg.json() };
   }
 
   /** The events on a region's events stream, in stream order (a message of several, in its order), with their subjects. */

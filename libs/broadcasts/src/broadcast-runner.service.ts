@@ -250,12 +250,12 @@ export class BroadcastRunner implements OnModuleDestroy {
   }
 
   /**
-   * Publishes a chunk's send commands while the next chunk is written, a few chunks at most;
-   * what fails to publish is the outbox relay's.
+   * Publishes a chunk's send commands, as one message (Dispatcher.dispatchChunk), while the next
+   * chunk is written, a few chunks at most; what fails to publish is the outbox relay's.
    */
   private async dispatch(rows: NewEmail[]): Promise<void> {
     if (!rows.length) return;
-    const work = this.dispatcher.dispatch(rows).finally(() => this.dispatches.delete(work));
+    const work = this.dispatcher.dispatchChunk(rows).finally(() => this.dispatches.delete(work));
     this.dispatches.add(work);
     if (this.dispatches.size >= DISPATCHES_IN_FLIGHT) await Promise.race(this.dispatches);
   }

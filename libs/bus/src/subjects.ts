@@ -16,6 +16,13 @@ const streamToken = (value: string): string => value.toUpperCase().replace(/[-.]
 /** Where send commands for a region are published: `herald.us-east-1.send.email`. */
 export const sendSubject = (namespace: string, region: string): string => `${namespace}.${region}.send.email`;
 
+/**
+ * Where the send commands of a chunk of emails (a broadcast's, written in one transaction) are
+ * published as one message: `herald.us-east-1.send.chunk`. A consumer of its own takes them, so a
+ * worker that knows only single commands never sees one.
+ */
+export const sendChunkSubject = (namespace: string, region: string): string => `${namespace}.${region}.send.chunk`;
+
 /** Everything the region's send stream captures. */
 export const sendSubjects = (namespace: string, region: string): string => `${namespace}.${region}.send.>`;
 

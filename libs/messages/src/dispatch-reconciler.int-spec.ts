@@ -1,8 +1,10 @@
 import { DataSource } from 'typeorm';
+import { SendPublisher } from '@herald/bus';
 import { newId } from '@herald/core';
 import { startTestApi, type TestApi, type TestTeam } from '../../../test/support/api-harness';
 import { NatsProbe } from '../../../test/support/nats-probe';
 import { DispatchReconciler } from './dispatch-reconciler.service';
+import { Dispatcher } from './dispatcher.service';
 import { newEmailRow, normalizedEmail } from '../../../test/support/email-rows';
 import { EmailRepository } from './email.repository';
 
@@ -65,6 +67,44 @@ describe('DispatchReconciler', () => {
     expect(await outbox(later.id)).toEqual([later.id]);
   });
 
+  it("publishes a chunk's emails as one message with their domains, and confirms its outbox row", async () => {
+    const dispatchId = newId();
+    const chunk = [row(null, dispatchId), row(null, dispatchId), row(null, dispatchId)];
+    await emails.insert(chunk);
+    const before = await probe.sendCommands('us-east-1');
+
+    expect(await api.app.get(Dispatcher).dispatchChunk(chunk)).toBe(3);
+    expect((await probe.sendCommands('us-east-1')).slice(before.length)).toEqual(chunk.map((e) => e.id));
+    const last = await probe.lastSendMessage('us-east-1');
+    expect(last.subject).toBe(`${api.config.NATS_NAMESPACE}.us-east-1.send.chunk`);
+    expect(last.msgId).toBe(dispatchId);
+    expect(last.payload).toEqual({ teamId: team.teamId, region: 'us-east-1', emails: chunk.map((e) => ({ id: e.id, domains: ['example.com'] })) });
+    await waitFor(async () => (await outbox(dispatchId)) === null);
+  });
+
+  it('leaves a chunk that could not be published to the relay, which publishes its emails one by one', async () => {
+    const dispatchId = newId();
+    const chunk = [row(null, dispatchId), row(null, dispatchId)];
+    await emails.insert(chunk);
+    const failed = jest.spyOn(api.app.get(SendPublisher), 'publishChunk').mockRejectedValueOnce(new Error('no responders'));
+    try {
+      expect(await api.app.get(Dispatcher).dispatchChunk(chunk)).toBe(0);
+    } finally {
+      failed.mockRestore();
+    }
+    expect(await outbox(dispatchId)).toEqual(chunk.map((e) => e.id));
+    await db.query(`UPDATE email_dispatches SET due_at = now() - interval '1 second' WHERE id = $1`, [dispatchId]);
+    expect(await reconciler.runOnce()).toBe(2);
+    const commands = await probe.sendCommands('us-east-1');
+    for (const e of chunk) expect(commands.filter((c) => c === e.id)).toHaveLength(1);
+    expect(await outbox(dispatchId)).toBeNull();
+  });
+
+  it('refuses a chunk whose emails are not of one outbox row', async () => {
+    const [a, b] = [row(null), row(null)];
+    await expect(api.app.get(Dispatcher).dispatchChunk([a, b])).rejects.toThrow(`email ${b.id} is not of the chunk's team, region and outbox row`);
+  });
+
   const leaseOf = async (id: string) =>
     (
       (await db.query(`SELECT dispatch_count, extract(epoch FROM dispatch_at - now()) AS due_in FROM emails WHERE id = $1`, [id])) as {
@@ -109,3 +149,11 @@ describe('DispatchReconciler', () => {
     expect((await leaseOf(stranded.id)).dispatch_count).toBe(3);
   });
 });
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

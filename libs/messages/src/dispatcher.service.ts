@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { SendPublisher } from '@herald/bus';
+import { SendPublisher, type SendChunk } from '@herald/bus';
 import { MetricsService } from '@herald/observability';
 import { Outbox, outboxTuning } from '@herald/outbox';
 import { DispatchRepository, domainsOf, type DueDispatch } from './dispatch.repository';
@@ -7,7 +7,15 @@ import type { NewEmail } from './email-record.types';
 import { MESSAGES_CONFIG, MessagesConfig } from './messages.config';
 
 /** A send command to publish, and (from the send path) the outbox row that lists its email. */
-type DispatchEntry = DueDispatch & { dispatchId?: string };
+type CommandEntry = DueDispatch & { dispatchId?: string };
+/** The commands of all the emails of one outbox row, as one message (a broadcast's chunk). */
+type ChunkEntry = { chunk: SendChunk; dispatchId: string };
+type DispatchEntry = CommandEntry | ChunkEntry;
+
+const isChunk = (e: DispatchEntry): e is ChunkEntry => 'chunk' in e;
+
+/** What the dispatch of an email needs to know of it. */
+type Dispatched = Pick<NewEmail, 'id' | 'teamId' | 'region' | 'dispatchId'> & { email?: Pick<NewEmail['email'], 'recipients'> };
 
 /**
  * The dispatch outbox. Publishes send commands to the JetStream stream of each email's region
@@ -38,17 +46,21 @@ export class Dispatcher implements OnModuleDestroy {
     this.outbox = new Outbox<DispatchEntry>(
       'dispatches',
       {
-        publish: ({ emailId, teamId, region, generation, domains, called }) =>
-          publisher.publish({
+        publish: (e) => {
+          if (isChunk(e)) return publisher.publishChunk(e.chunk, e.dispatchId);
+          const { emailId, teamId, region, generation, domains, called } = e;
+          return publisher.publish({
             emailId,
             teamId,
             region,
             ...(generation !== undefined && { generation }),
             ...(domains && { domains }),
             ...(called && { called }),
-          }),
-        describe: (e) => ({ id: e.emailId, type: 'send command of email' }),
-        rowOf: (e) => e.dispatchId ?? e.emailId,
+          });
+        },
+        describe: (e) =>
+          isChunk(e) ? { id: e.dispatchId, type: `send chunk of ${e.chunk.emails.length} emails` } : { id: e.emailId, type: 'send command of email' },
+        rowOf: (e) => (isChunk(e) ? e.dispatchId : (e.dispatchId ?? e.emailId)),
         confirm: (ids) => dispatches.confirm(ids),
       },
       [
@@ -66,21 +78,32 @@ export class Dispatcher implements OnModuleDestroy {
    * relay. An outbox row is confirmed (deleted) once every email it lists was acknowledged.
    * Returns how many were acknowledged.
    */
-  async dispatch(
-    emails: (Pick<NewEmail, 'id' | 'teamId' | 'region' | 'dispatchId'> & { email?: Pick<NewEmail['email'], 'recipients'> })[],
-  ): Promise<number> {
+  async dispatch(emails: Dispatched[]): Promise<number> {
     const acked = await this.outbox.publish(
-      emails.map((e) => ({
-        emailId: e.id,
-        teamId: e.teamId,
-        region: e.region,
-        dispatchId: e.dispatchId,
-        domains: e.email && domainsOf(e.email.recipients.map((r) => r.address)),
-      })),
+      emails.map((e) => ({ emailId: e.id, teamId: e.teamId, region: e.region, dispatchId: e.dispatchId, domains: domainsHint(e) })),
     );
-    const acknowledged = acked.filter(Boolean).length;
+    return this.count(emails.length, acked.filter(Boolean).length);
+  }
+
+  /**
+   * Publishes the send commands of the emails of one outbox row (of one team and region: a
+   * broadcast's chunk) as one message on the send stream's chunk subject; never throws. Once it
+   * is acknowledged the row is confirmed; if it is not, the relay publishes the row's emails one
+   * by one. Returns how many emails were acknowledged (all or none).
+   */
+  async dispatchChunk(emails: Dispatched[]): Promise<number> {
+    if (!emails.length) return 0;
+    const { teamId, region, dispatchId } = emails[0]!;
+    const stray = emails.find((e) => e.teamId !== teamId || e.region !== region || e.dispatchId !== dispatchId);
+    if (stray) throw new Error(`email ${stray.id} is not of the chunk's team, region and outbox row`);
+    const chunk: SendChunk = { teamId, region, emails: emails.map((e) => ({ id: e.id, domains: domainsHint(e) })) };
+    const [acked] = await this.outbox.publish([{ chunk, dispatchId }]);
+    return this.count(emails.length, acked ? emails.length : 0);
+  }
+
+  private count(emails: number, acknowledged: number): number {
     if (acknowledged) this.published.inc({ outcome: 'acknowledged' }, acknowledged);
-    if (acknowledged < emails.length) this.published.inc({ outcome: 'failed' }, emails.length - acknowledged);
+    if (acknowledged < emails) this.published.inc({ outcome: 'failed' }, emails - acknowledged);
     return acknowledged;
   }
 
@@ -99,3 +122,6 @@ export class Dispatcher implements OnModuleDestroy {
     return this.outbox.close();
   }
 }
+
+/** The domains of an email's recipients (a worker admits it by them), when the send path knows them. */
+const domainsHint = (e: Dispatched): string[] | undefined => e.email && domainsOf(e.email.recipients.map((r) => r.address));

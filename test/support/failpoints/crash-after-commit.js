@@ -11,7 +11,8 @@ Module._load = function (request, parent, isMain) {
   const Dispatcher = exports && exports.Dispatcher;
   if (typeof Dispatcher === 'function' && typeof Dispatcher.prototype.dispatch === 'function' && !Dispatcher.crashAfterCommit) {
     Dispatcher.crashAfterCommit = true;
-    Dispatcher.prototype.dispatch = function () {
+    // A single email's commands, or a broadcast chunk's in one message.
+    Dispatcher.prototype.dispatch = Dispatcher.prototype.dispatchChunk = function () {
       process.kill(process.pid, 'SIGKILL');
       return new Promise(() => undefined);
     };
