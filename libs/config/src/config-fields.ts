@@ -5,12 +5,21 @@ import { z } from 'zod';
 /** The kinds of value the configuration's variables hold, each parsed from its environment string. */
 export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 export const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const MAX_CACHED_REGIONS = 1_000;
+const regionIdCodes = new Map<string, number>();
+
 /**
  * A region's 12-bit code in the email ids it holds (newRegionalId in @herald/core): derived from its
  * name alone, so every process agrees on it with no table to share. Every AWS region's name has its own.
  */
 export function regionIdCode(region: string): number {
-  return createHash('sha256').update(`herald-region:${region}`).digest().readUInt16BE(0) & 0xfff;
+  let code = regionIdCodes.get(region);
+  if (code === undefined) {
+    code = createHash('sha256').update(`herald-region:${region}`).digest().readUInt16BE(0) & 0xfff;
+    // Asked for every email id made and read: a deployment's few regions, hashed once each.
+    if (regionIdCodes.size < MAX_CACHED_REGIONS) regionIdCodes.set(region, code);
+  }
+  return code;
 }
 
 export const regionName = z.string().regex(/^[a-z]{2}-[a-z]+-\d$/, 'must look like us-east-1');
