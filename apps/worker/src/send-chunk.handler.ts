@@ -32,17 +32,17 @@ export class SendChunkHandler implements JetStreamHandler {
     const keepAlive = setInterval(() => through < commands.length && ctx.working(), KEEP_ALIVE_MS);
     try {
       let next = 0;
-      const failures: unknown[] = [];
+      let failure: unknown;
       const lane = async () => {
         while (next < commands.length) {
-          const failure = await this.one(commands[next++]!, passed);
-          if (failure !== undefined) failures.push(failure);
+          const failed = await this.one(commands[next++]!, passed);
+          failure ??= failed;
         }
       };
       await Promise.all(Array.from({ length: Math.min(this.concurrency, commands.length) }, lane));
-      if (through < commands.length) {
-        throw failures[0] instanceof Error ? failures[0] : new Error(`${commands.length - through} email(s) of the chunk were not claimed`);
-      }
+      // Not all through means some failed before their claim (even with a rejection carrying no error).
+      if (through < commands.length)
+        throw failure instanceof Error ? failure : new Error(`${commands.length - through} email(s) of the chunk were not claimed`);
     } finally {
       clearInterval(keepAlive);
     }

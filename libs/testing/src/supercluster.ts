@@ -130,7 +130,10 @@ async function startSuperclusterOnce(options: SuperclusterOptions): Promise<Supe
       await writeFile(join(plan.dir, 'nats.conf'), renderNode(template, plan, plans));
       await spawnNode(plan);
     });
-    await Promise.all(starting);
+    // All settled before a failure is thrown: stop() then kills every node that did start.
+    const started = await Promise.allSettled(starting);
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
     await waitFormed(plans, options.regions.length, timeoutMs);
   } catch (error) {
     await stop();
